@@ -1,0 +1,312 @@
+/*
+ * flopspack — pack variable-length training data and spread it across GPUs
+ * so that no GPU waits for another and little compute goes to padding.
+ *
+ * This is the one public header and the library's stable C ABI (see
+ * docs/abi.md). Conventions, in the manner of zstd and libgit2:
+ *   - every exported symbol starts with flopspack_, every macro and enum
+ *     value with FLOPSPACK_;
+ *   - functions return flopspack_status (0 = FLOPSPACK_OK); on failure
+ *     out-parameters are left untouched and flopspack_last_error_message()
+ *     gives the detail for the calling thread;
+ *   - objects are opaque handles made through an out-pointer and released
+ *     by flopspack_<thing>_destroy(), which accepts NULL;
+ *   - option structs start with uint32_t struct_size and are filled with
+ *     defaults by flopspack_<thing>_options_init(); a struct from a newer
+ *     caller with a non-zero unknown tail is rejected, one from an older
+ *     caller gets defaults for the fields it does not know;
+ *   - arrays come in as (const T* data, size_t n); lengths are int64_t,
+ *     costs double; n = 0 is allowed wherever an empty input makes sense,
+ *     and then data may be NULL.
+ * No function keeps a pointer to caller memory past the call, except the
+ * user_data of a custom cost model.
+ */
+#ifndef FLOPSPACK_FLOPSPACK_H_
+#define FLOPSPACK_FLOPSPACK_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------------
+ * Version. The single source of the version number: both build systems read
+ * these three lines. SONAME major = FLOPSPACK_VERSION_MAJOR = ABI major.
+ * ---------------------------------------------------------------------- */
+#define FLOPSPACK_VERSION_MAJOR 1
+#define FLOPSPACK_VERSION_MINOR 0
+#define FLOPSPACK_VERSION_PATCH 0
+
+#define FLOPSPACK_VERSION_NUMBER \
+  (FLOPSPACK_VERSION_MAJOR * 10000 + FLOPSPACK_VERSION_MINOR * 100 + FLOPSPACK_VERSION_PATCH)
+#define FLOPSPACK_STRINGIFY_INNER_(x) #x
+#define FLOPSPACK_STRINGIFY_(x) FLOPSPACK_STRINGIFY_INNER_(x)
+#define FLOPSPACK_VERSION_STRING                                                          \
+  FLOPSPACK_STRINGIFY_(FLOPSPACK_VERSION_MAJOR)                                           \
+  "." FLOPSPACK_STRINGIFY_(FLOPSPACK_VERSION_MINOR) "." FLOPSPACK_STRINGIFY_( \
+      FLOPSPACK_VERSION_PATCH)
+
+/* Export macro. SWIG cannot parse attributes, so its branch comes first. */
+#if defined(SWIG)
+#define FLOPSPACK_API
+#elif defined(_WIN32) && defined(FLOPSPACK_BUILDING_DLL)
+#define FLOPSPACK_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define FLOPSPACK_API __attribute__((visibility("default")))
+#else
+#define FLOPSPACK_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Run-time version of the library actually loaded; compare it with
+ * FLOPSPACK_VERSION_NUMBER to detect a header/library mismatch. */
+FLOPSPACK_API uint32_t flopspack_version_number(void);
+FLOPSPACK_API const char* flopspack_version_string(void);
+
+/* ------------------------------------------------------------------------
+ * Status and errors
+ * ---------------------------------------------------------------------- */
+
+/* Append-only: values never change meaning, new ones go at the end. */
+typedef enum flopspack_status {
+  FLOPSPACK_OK = 0,
+  FLOPSPACK_INVALID_ARGUMENT = 1, /* NULL pointer, bad value, unknown struct tail */
+  FLOPSPACK_OUT_OF_RANGE = 2,     /* index or size beyond what exists or fits */
+  FLOPSPACK_INFEASIBLE = 3,       /* caps or budgets admit no valid assignment */
+  FLOPSPACK_OUT_OF_MEMORY = 4,    /* an allocation failed */
+  FLOPSPACK_INTERNAL = 5,         /* a bug in flopspack: please report it */
+  FLOPSPACK_CALLBACK_FAILED = 6,  /* a user callback returned non-zero */
+  FLOPSPACK_CANCELLED = 7,        /* a progress callback asked to stop */
+  FLOPSPACK_BUFFER_TOO_SMALL = 8  /* a caller-owned buffer is too small */
+} flopspack_status;
+
+/* A static, human-readable name for a status ("FLOPSPACK_OK", ...). */
+FLOPSPACK_API const char* flopspack_status_string(flopspack_status status);
+
+/* Detail of the last failed call on the calling thread, naming the bad
+ * argument and its value. Never NULL ("" before any failure). Successful
+ * calls do not clear it. Valid until the next failing call on this thread. */
+FLOPSPACK_API const char* flopspack_last_error_message(void);
+
+/* ------------------------------------------------------------------------
+ * Cost models: what a packed sequence costs.
+ *
+ * A cost model is immutable after creation and may be shared by any number
+ * of threads (a custom model is as thread-safe as its callback).
+ *
+ * Additive models (tokens, polynomial, fitted, transformer with
+ * FLOPSPACK_ATTENTION_DOCUMENT) satisfy
+ *   sequence_cost(docs) = sequence_overhead + sum of document_cost(doc),
+ * which is what the packers and balancers rely on.
+ * ---------------------------------------------------------------------- */
+typedef struct flopspack_cost_model flopspack_cost_model;
+
+/* cost = number of tokens. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_tokens(flopspack_cost_model** out);
+
+/* Per document of length l: per_document + linear*l + quadratic*l^2, plus
+ * per_sequence once for each non-empty sequence. All four must be finite and
+ * non-negative. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_polynomial(double per_sequence,
+                                                               double per_document, double linear,
+                                                               double quadratic,
+                                                               flopspack_cost_model** out);
+
+/* How far attention reaches inside a packed sequence. */
+typedef enum flopspack_attention_span {
+  /* Each document attends only within itself (varlen / block-diagonal). */
+  FLOPSPACK_ATTENTION_DOCUMENT = 0,
+  /* The whole packed sequence attends as one (no document masking). */
+  FLOPSPACK_ATTENTION_SEQUENCE = 1
+} flopspack_attention_span;
+
+/* A dense decoder-only transformer. Training FLOPs follow docs/cost-models.md:
+ * matmul FLOPs, 2 per multiply-add, forward x3 (x4 with recompute). */
+typedef struct flopspack_transformer_config {
+  uint32_t struct_size; /* sizeof(flopspack_transformer_config) */
+  int64_t num_layers, hidden_size, num_attention_heads, num_key_value_heads;
+  int64_t head_dim;          /* 0 = hidden_size / num_attention_heads */
+  int64_t intermediate_size; /* FFN width */
+  int64_t vocab_size;        /* 0 = no LM head term */
+  int32_t gated_mlp;         /* 1 = three FFN matrices (SwiGLU-style) */
+  int32_t causal;            /* 1 = count only the l(l+1)/2 kept scores */
+  int32_t recompute;         /* 1 = full activation recompute: 4x forward */
+  int32_t attention_span;    /* FLOPSPACK_ATTENTION_DOCUMENT (default) or _SEQUENCE */
+} flopspack_transformer_config;
+
+/* Defaults: struct_size set, every dimension 0 (must be filled in),
+ * gated_mlp 0, causal 1, recompute 0, attention_span DOCUMENT. */
+FLOPSPACK_API void flopspack_transformer_config_init(flopspack_transformer_config* config);
+
+FLOPSPACK_API flopspack_status flopspack_cost_model_transformer(
+    const flopspack_transformer_config* config, flopspack_cost_model** out);
+
+/* Terms of the polynomial form to fit (bit flags). */
+#define FLOPSPACK_FIT_PER_SEQUENCE 1u
+#define FLOPSPACK_FIT_PER_DOCUMENT 2u
+#define FLOPSPACK_FIT_LINEAR 4u
+#define FLOPSPACK_FIT_QUADRATIC 8u
+#define FLOPSPACK_FIT_ALL 15u
+
+typedef struct flopspack_fit_options {
+  uint32_t struct_size;
+  uint32_t terms; /* FLOPSPACK_FIT_* flags, default FLOPSPACK_FIT_ALL */
+} flopspack_fit_options;
+
+FLOPSPACK_API void flopspack_fit_options_init(flopspack_fit_options* options);
+
+/* What a fit found. Output struct: set struct_size, the library fills as
+ * many fields as it and the caller both know. */
+typedef struct flopspack_fit_report {
+  uint32_t struct_size;
+  double per_sequence, per_document, linear, quadratic; /* fitted, all >= 0 */
+  double r_squared;      /* 1 - SS_res / SS_tot (1 when SS_tot = 0 and exact) */
+  double rms_residual;   /* sqrt(SS_res / samples), in the unit of seconds[] */
+  uint64_t num_samples;
+} flopspack_fit_report;
+
+/* Non-negative least squares of the polynomial form on measured samples.
+ * Sample i is the packed sequence whose document lengths are
+ * document_lengths[sample_offsets[i] .. sample_offsets[i+1]) and whose
+ * measured time is seconds[i]. sample_offsets has num_samples + 1 entries,
+ * starts at 0 and never decreases. Needs at least as many samples as fitted
+ * terms. options may be NULL (all terms); report may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_fit(
+    const flopspack_fit_options* options, const int64_t* document_lengths,
+    const size_t* sample_offsets, const double* seconds, size_t num_samples,
+    flopspack_fit_report* report, flopspack_cost_model** out);
+
+/* A callback computing the cost of one packed sequence. Return 0 and store a
+ * finite, non-negative cost in *out_cost; any other return value fails the
+ * calling flopspack function with FLOPSPACK_CALLBACK_FAILED. */
+typedef int (*flopspack_sequence_cost_fn)(void* user_data, const int64_t* document_lengths,
+                                          size_t n, double* out_cost);
+
+/* A model backed by a callback. Not additive: document_cost(l) is the
+ * callback on the one-document sequence {l}, sequence_overhead is 0. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_custom(flopspack_sequence_cost_fn fn,
+                                                           void* user_data,
+                                                           flopspack_cost_model** out);
+
+/* Cost of one packed sequence holding these documents (0 when n = 0). */
+FLOPSPACK_API flopspack_status flopspack_cost_model_sequence_cost(
+    const flopspack_cost_model* model, const int64_t* document_lengths, size_t n,
+    double* out_cost);
+
+/* Cost of each document alone, without the per-sequence overhead, into
+ * out_costs[0..n). */
+FLOPSPACK_API flopspack_status flopspack_cost_model_document_costs(
+    const flopspack_cost_model* model, const int64_t* document_lengths, size_t n,
+    double* out_costs);
+
+/* Cost of a padded batch: n samples, each padded to the longest of them, each
+ * its own sequence, i.e. n * sequence_cost({max length}). */
+FLOPSPACK_API flopspack_status flopspack_cost_model_padded_batch_cost(
+    const flopspack_cost_model* model, const int64_t* lengths, size_t n, double* out_cost);
+
+/* The constant a non-empty sequence costs on top of its documents. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_sequence_overhead(
+    const flopspack_cost_model* model, double* out_overhead);
+
+/* 1 if sequence_cost is overhead + sum of document costs, else 0. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_is_additive(const flopspack_cost_model* model,
+                                                                int* out_additive);
+
+FLOPSPACK_API void flopspack_cost_model_destroy(flopspack_cost_model* model);
+
+/* ------------------------------------------------------------------------
+ * Plans: the result of packing, balancing, step planning and bucketing.
+ *
+ * A plan is a list of groups (packed sequences, balanced groups, the
+ * microbatches of a step, or padded batches); each group lists the input
+ * items it holds and the tokens each contributes to it (a split document
+ * appears in several groups with its pieces). Plans are immutable; a plan
+ * may be read from several threads at once.
+ * ---------------------------------------------------------------------- */
+typedef struct flopspack_plan flopspack_plan;
+
+/* Quality figures of a plan. Output struct: set struct_size before the call;
+ * the library fills as many fields as it and the caller both know. A field
+ * that does not apply to the plan's kind is 0. Like POSIX's struct stat and
+ * stat(), the type shares its name with the function that fills it, so it is
+ * spelled `struct flopspack_plan_metrics` (no typedef). */
+struct flopspack_plan_metrics {
+  uint32_t struct_size;
+  uint64_t num_groups;
+  uint64_t num_items; /* items given as input */
+  /* Group costs. balance_efficiency = mean / max (1 = perfectly even). */
+  double max_group_cost, mean_group_cost, min_group_cost, total_cost;
+  double balance_efficiency;
+  /* max(total / groups, largest indivisible item) and max / bound - 1. */
+  double lower_bound, gap_to_lower_bound;
+  int64_t real_tokens;     /* tokens of items placed in groups */
+  int64_t computed_tokens; /* tokens computed, padding included */
+  int64_t capacity;        /* per group token capacity, 0 = none */
+  double fill;               /* real_tokens / (groups * capacity) */
+  double padding_efficiency; /* real_tokens / computed_tokens */
+  /* Step plans (0 otherwise): ranks x microbatches. */
+  uint64_t num_ranks, microbatches_per_rank;
+  double max_rank_cost, mean_rank_cost, rank_balance_efficiency;
+  double rank_lower_bound, rank_gap_to_lower_bound;
+  double worst_slot_balance; /* min over slots j of mean / max of slot-j costs */
+  /* What did not go into a group as a whole. */
+  uint64_t split_items, truncated_items, deferred_items, dropped_items;
+  int64_t truncated_tokens, deferred_tokens, dropped_tokens;
+  /* Mixing: KS distance of each step's token-weighted (and sample-weighted)
+   * length distribution to the whole input's, averaged over steps. */
+  uint64_t num_steps;
+  double diversity_distance, diversity_distance_samples;
+};
+
+/* Number of groups. 0 for NULL. */
+FLOPSPACK_API size_t flopspack_plan_group_count(const flopspack_plan* plan);
+
+/* Borrowed views of one group, valid until the plan is destroyed: the item
+ * indices (into the input arrays) and the tokens each contributes. Either
+ * of items / tokens may be NULL if not wanted. */
+FLOPSPACK_API flopspack_status flopspack_plan_group(const flopspack_plan* plan, size_t group,
+                                                    const int64_t** items, const int64_t** tokens,
+                                                    size_t* n);
+
+/* Summary of one group: real tokens, tokens computed (padding included) and
+ * cost. Any out-pointer may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_plan_group_info(const flopspack_plan* plan, size_t group,
+                                                         int64_t* real_tokens,
+                                                         int64_t* computed_tokens, double* cost);
+
+/* Rank and slot (microbatch index, or batch index within the rank) of a
+ * group of a step plan or bucket sampler plan; FLOPSPACK_INVALID_ARGUMENT
+ * for plans without ranks. */
+FLOPSPACK_API flopspack_status flopspack_plan_group_slot(const flopspack_plan* plan, size_t group,
+                                                         size_t* rank, size_t* microbatch);
+
+/* Items not placed as a whole: deferred (kept for a later step) and dropped
+ * (drop-last, rejected). Borrowed views, valid until the plan is destroyed. */
+FLOPSPACK_API flopspack_status flopspack_plan_deferred(const flopspack_plan* plan,
+                                                       const int64_t** items, size_t* n);
+FLOPSPACK_API flopspack_status flopspack_plan_dropped(const flopspack_plan* plan,
+                                                      const int64_t** items, size_t* n);
+
+FLOPSPACK_API flopspack_status flopspack_plan_metrics(const flopspack_plan* plan,
+                                                      struct flopspack_plan_metrics* out);
+
+FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
+
+/* @@SECTION pack-balance@@ */
+
+/* @@SECTION step-planner@@ */
+
+/* @@SECTION buckets@@ */
+
+/* @@SECTION stats@@ */
+
+/* @@SECTION simulate@@ */
+
+/* @@SECTION stream@@ */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* FLOPSPACK_FLOPSPACK_H_ */

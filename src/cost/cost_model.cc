@@ -1,0 +1,25 @@
+#include "cost/cost_model.h"
+
+#include <algorithm>
+
+namespace flopspack::cost {
+
+absl::Status CostModel::DocumentCosts(absl::Span<const int64_t> lengths,
+                                      absl::Span<double> out) const {
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    absl::StatusOr<double> cost = DocumentCost(lengths[i]);
+    if (!cost.ok()) return cost.status();
+    out[i] = *cost;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> CostModel::PaddedBatchCost(absl::Span<const int64_t> lengths) const {
+  if (lengths.empty()) return 0.0;
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  absl::StatusOr<double> one = SequenceCost({&longest, 1});
+  if (!one.ok()) return one.status();
+  return static_cast<double>(lengths.size()) * *one;
+}
+
+}  // namespace flopspack::cost

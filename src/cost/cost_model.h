@@ -1,0 +1,46 @@
+// The cost-model interface: what one packed sequence costs to train on.
+//
+// Implementations are immutable after creation and safe to share between
+// threads. Additive models satisfy
+//   SequenceCost(docs) == SequenceOverhead() + sum of DocumentCost(doc)
+// (up to floating-point rounding), which lets packers and balancers work with
+// per-document costs; non-additive models (attention across the whole
+// sequence, custom callbacks) are evaluated on whole sequences.
+#ifndef FLOPSPACK_COST_COST_MODEL_H_
+#define FLOPSPACK_COST_COST_MODEL_H_
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
+namespace flopspack::cost {
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+
+  // Cost of one packed sequence holding these documents; 0 for no documents.
+  // Precondition: every length > 0 (callers validate once, not per call).
+  virtual absl::StatusOr<double> SequenceCost(absl::Span<const int64_t> lengths) const = 0;
+
+  // Cost of one document alone, without the per-sequence overhead.
+  virtual absl::StatusOr<double> DocumentCost(int64_t length) const = 0;
+
+  // The constant a non-empty sequence adds on top of its documents.
+  virtual double SequenceOverhead() const { return 0.0; }
+
+  virtual bool IsAdditive() const = 0;
+
+  // DocumentCost of each length into out (out.size() == lengths.size()).
+  absl::Status DocumentCosts(absl::Span<const int64_t> lengths, absl::Span<double> out) const;
+
+  // n samples padded to the longest, each its own sequence:
+  // n * SequenceCost({max}). 0 for an empty batch.
+  absl::StatusOr<double> PaddedBatchCost(absl::Span<const int64_t> lengths) const;
+};
+
+}  // namespace flopspack::cost
+
+#endif  // FLOPSPACK_COST_COST_MODEL_H_

@@ -1,0 +1,10 @@
+target_sources(flopspack_objects PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/cost_model.cc
+  ${CMAKE_CURRENT_LIST_DIR}/custom.cc
+  ${CMAKE_CURRENT_LIST_DIR}/fit.cc
+  ${CMAKE_CURRENT_LIST_DIR}/polynomial.cc
+  ${CMAKE_CURRENT_LIST_DIR}/transformer.cc)
+set(FLOPSPACK_COST_TESTS
+  ${CMAKE_CURRENT_LIST_DIR}/fit_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/polynomial_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/transformer_test.cc)

@@ -1,0 +1,2 @@
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/plan.cc)
+set(FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/plan_test.cc)

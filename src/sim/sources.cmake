@@ -1,0 +1,1 @@
+set(FLOPSPACK_SIM_TESTS)
