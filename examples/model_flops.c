@@ -54,12 +54,12 @@ int main(void) {
   size_t i, j;
   printf("flopspack %s — training FLOPs per document (causal, document-masked attention)\n\n",
          flopspack_version_string());
-  printf("%-12s %8s %14s %14s %10s\n", "model", "length", "TFLOPs", "TFLOPs/token",
-         "attention");
+  printf("%-12s %8s %14s %14s %10s\n", "model", "length", "TFLOPs", "TFLOPs/token", "attention");
   for (i = 0; i < sizeof(kShapes) / sizeof(kShapes[0]); ++i) {
     for (j = 0; j < sizeof(kLengths) / sizeof(kLengths[0]); ++j) {
       double total = 0, linear = 0;
-      if (costs(&kShapes[i], 1, kLengths[j], &total) || costs(&kShapes[i], 0, kLengths[j], &linear)) {
+      if (costs(&kShapes[i], 1, kLengths[j], &total) ||
+          costs(&kShapes[i], 0, kLengths[j], &linear)) {
         return 1;
       }
       /* linear counts one attention score per token; attention's share is
@@ -68,7 +68,8 @@ int main(void) {
              total / 1e12, total / 1e12 / (double)kLengths[j], 100.0 * (total - linear) / total);
     }
   }
-  printf("\nOne 16K-token document costs more than sixteen 1K-token documents:\n"
-         "balance FLOPs, not tokens.\n");
+  printf(
+      "\nOne 16K-token document costs more than sixteen 1K-token documents:\n"
+      "balance FLOPs, not tokens.\n");
   return 0;
 }

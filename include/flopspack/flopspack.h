@@ -39,8 +39,8 @@
   (FLOPSPACK_VERSION_MAJOR * 10000 + FLOPSPACK_VERSION_MINOR * 100 + FLOPSPACK_VERSION_PATCH)
 #define FLOPSPACK_STRINGIFY_INNER_(x) #x
 #define FLOPSPACK_STRINGIFY_(x) FLOPSPACK_STRINGIFY_INNER_(x)
-#define FLOPSPACK_VERSION_STRING                                                          \
-  FLOPSPACK_STRINGIFY_(FLOPSPACK_VERSION_MAJOR)                                           \
+#define FLOPSPACK_VERSION_STRING                                              \
+  FLOPSPACK_STRINGIFY_(FLOPSPACK_VERSION_MAJOR)                               \
   "." FLOPSPACK_STRINGIFY_(FLOPSPACK_VERSION_MINOR) "." FLOPSPACK_STRINGIFY_( \
       FLOPSPACK_VERSION_PATCH)
 
@@ -161,8 +161,8 @@ FLOPSPACK_API void flopspack_fit_options_init(flopspack_fit_options* options);
 typedef struct flopspack_fit_report {
   uint32_t struct_size;
   double per_sequence, per_document, linear, quadratic; /* fitted, all >= 0 */
-  double r_squared;      /* 1 - SS_res / SS_tot (1 when SS_tot = 0 and exact) */
-  double rms_residual;   /* sqrt(SS_res / samples), in the unit of seconds[] */
+  double r_squared;    /* 1 - SS_res / SS_tot (1 when SS_tot = 0 and exact) */
+  double rms_residual; /* sqrt(SS_res / samples), in the unit of seconds[] */
   uint64_t num_samples;
 } flopspack_fit_report;
 
@@ -172,10 +172,12 @@ typedef struct flopspack_fit_report {
  * measured time is seconds[i]. sample_offsets has num_samples + 1 entries,
  * starts at 0 and never decreases. Needs at least as many samples as fitted
  * terms. options may be NULL (all terms); report may be NULL. */
-FLOPSPACK_API flopspack_status flopspack_cost_model_fit(
-    const flopspack_fit_options* options, const int64_t* document_lengths,
-    const size_t* sample_offsets, const double* seconds, size_t num_samples,
-    flopspack_fit_report* report, flopspack_cost_model** out);
+FLOPSPACK_API flopspack_status flopspack_cost_model_fit(const flopspack_fit_options* options,
+                                                        const int64_t* document_lengths,
+                                                        const size_t* sample_offsets,
+                                                        const double* seconds, size_t num_samples,
+                                                        flopspack_fit_report* report,
+                                                        flopspack_cost_model** out);
 
 /* A callback computing the cost of one packed sequence. Return 0 and store a
  * finite, non-negative cost in *out_cost; any other return value fails the
@@ -190,15 +192,15 @@ FLOPSPACK_API flopspack_status flopspack_cost_model_custom(flopspack_sequence_co
                                                            flopspack_cost_model** out);
 
 /* Cost of one packed sequence holding these documents (0 when n = 0). */
-FLOPSPACK_API flopspack_status flopspack_cost_model_sequence_cost(
-    const flopspack_cost_model* model, const int64_t* document_lengths, size_t n,
-    double* out_cost);
+FLOPSPACK_API flopspack_status flopspack_cost_model_sequence_cost(const flopspack_cost_model* model,
+                                                                  const int64_t* document_lengths,
+                                                                  size_t n, double* out_cost);
 
 /* Cost of each document alone, without the per-sequence overhead, into
  * out_costs[0..n). */
-FLOPSPACK_API flopspack_status flopspack_cost_model_document_costs(
-    const flopspack_cost_model* model, const int64_t* document_lengths, size_t n,
-    double* out_costs);
+FLOPSPACK_API flopspack_status
+flopspack_cost_model_document_costs(const flopspack_cost_model* model,
+                                    const int64_t* document_lengths, size_t n, double* out_costs);
 
 /* Cost of a padded batch: n samples, each padded to the longest of them, each
  * its own sequence, i.e. n * sequence_cost({max length}). */
@@ -206,8 +208,8 @@ FLOPSPACK_API flopspack_status flopspack_cost_model_padded_batch_cost(
     const flopspack_cost_model* model, const int64_t* lengths, size_t n, double* out_cost);
 
 /* The constant a non-empty sequence costs on top of its documents. */
-FLOPSPACK_API flopspack_status flopspack_cost_model_sequence_overhead(
-    const flopspack_cost_model* model, double* out_overhead);
+FLOPSPACK_API flopspack_status
+flopspack_cost_model_sequence_overhead(const flopspack_cost_model* model, double* out_overhead);
 
 /* 1 if sequence_cost is overhead + sum of document costs, else 0. */
 FLOPSPACK_API flopspack_status flopspack_cost_model_is_additive(const flopspack_cost_model* model,
@@ -240,9 +242,9 @@ struct flopspack_plan_metrics {
   double balance_efficiency;
   /* max(total / groups, largest indivisible item) and max / bound - 1. */
   double lower_bound, gap_to_lower_bound;
-  int64_t real_tokens;     /* tokens of items placed in groups */
-  int64_t computed_tokens; /* tokens computed, padding included */
-  int64_t capacity;        /* per group token capacity, 0 = none */
+  int64_t real_tokens;       /* tokens of items placed in groups */
+  int64_t computed_tokens;   /* tokens computed, padding included */
+  int64_t capacity;          /* per group token capacity, 0 = none */
   double fill;               /* real_tokens / (groups * capacity) */
   double padding_efficiency; /* real_tokens / computed_tokens */
   /* Step plans (0 otherwise): ranks x microbatches. */

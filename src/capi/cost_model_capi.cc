@@ -52,8 +52,8 @@ flopspack_status flopspack_cost_model_polynomial(double per_sequence, double per
                                                  flopspack_cost_model** out) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
-    auto model = flopspack::cost::PolynomialModel::Create(
-        {per_sequence, per_document, linear, quadratic});
+    auto model =
+        flopspack::cost::PolynomialModel::Create({per_sequence, per_document, linear, quadratic});
     if (!model.ok()) return FromStatus(model.status());
     return Emit(std::move(*model), out);
   });
@@ -169,8 +169,7 @@ flopspack_status flopspack_cost_model_custom(flopspack_sequence_cost_fn fn, void
       const int rc = fn(user_data, lengths.data(), lengths.size(), &cost);
       if (rc != 0) {
         return absl::AbortedError(absl::StrFormat(
-            "custom cost callback returned %d for a sequence of %u documents", rc,
-            lengths.size()));
+            "custom cost callback returned %d for a sequence of %u documents", rc, lengths.size()));
       }
       return cost;
     };
@@ -199,8 +198,8 @@ flopspack_status flopspack_cost_model_document_costs(const flopspack_cost_model*
     if (flopspack_status s = RequireArray(out_costs, n, sizeof(double), "out_costs")) return s;
     // Compute into a scratch buffer so a failing callback leaves out_costs alone.
     std::vector<double> costs(n);
-    absl::Status status =
-        model->model->DocumentCosts(absl::MakeConstSpan(document_lengths, n), absl::MakeSpan(costs));
+    absl::Status status = model->model->DocumentCosts(absl::MakeConstSpan(document_lengths, n),
+                                                      absl::MakeSpan(costs));
     if (!status.ok()) return FromStatus(status);
     std::copy(costs.begin(), costs.end(), out_costs);
     return FLOPSPACK_OK;

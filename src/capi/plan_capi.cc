@@ -58,8 +58,8 @@ flopspack_status flopspack_plan_group_info(const flopspack_plan* plan, size_t gr
   });
 }
 
-flopspack_status flopspack_plan_group_slot(const flopspack_plan* plan, size_t group,
-                                           size_t* rank, size_t* microbatch) {
+flopspack_status flopspack_plan_group_slot(const flopspack_plan* plan, size_t group, size_t* rank,
+                                           size_t* microbatch) {
   return Guard([&] {
     if (flopspack_status s = CheckGroup(plan, group)) return s;
     if (flopspack_status s = RequireNonNull(rank, "rank")) return s;
@@ -90,12 +90,13 @@ flopspack_status flopspack_plan_dropped(const flopspack_plan* plan, const int64_
   });
 }
 
-flopspack_status flopspack_plan_metrics(const flopspack_plan* plan, struct flopspack_plan_metrics* out) {
+flopspack_status flopspack_plan_metrics(const flopspack_plan* plan,
+                                        struct flopspack_plan_metrics* out) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(plan, "plan")) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     const flopspack::pack::PlanMetrics& m = plan->plan.metrics();
-    struct flopspack_plan_metrics full{};
+    struct flopspack_plan_metrics full {};
     full.struct_size = sizeof(full);
     full.num_groups = m.num_groups;
     full.num_items = m.num_items;

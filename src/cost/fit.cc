@@ -15,9 +15,9 @@ constexpr int kTerms = 4;
 // Least squares on the columns in `support` by Householder QR of the
 // column-scaled design. Returns false if the columns are (numerically)
 // dependent.
-bool SolveSubset(const std::vector<std::array<double, kTerms>>& rows,
-                 const std::vector<double>& y, const std::array<double, kTerms>& scale,
-                 uint32_t support, std::array<double, kTerms>* solution) {
+bool SolveSubset(const std::vector<std::array<double, kTerms>>& rows, const std::vector<double>& y,
+                 const std::array<double, kTerms>& scale, uint32_t support,
+                 std::array<double, kTerms>* solution) {
   std::vector<int> columns;
   for (int t = 0; t < kTerms; ++t) {
     if (support & (1u << t)) columns.push_back(t);
@@ -87,8 +87,7 @@ absl::StatusOr<FitResult> FitPolynomial(absl::Span<const int64_t> document_lengt
                                         absl::Span<const double> seconds, uint32_t terms) {
   if (terms == 0 || terms > kFitAll) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "fit: terms = %u must be a non-empty combination of FLOPSPACK_FIT_* flags (1..15)",
-        terms));
+        "fit: terms = %u must be a non-empty combination of FLOPSPACK_FIT_* flags (1..15)", terms));
   }
   const size_t num_samples = seconds.size();
   const int num_terms = __builtin_popcount(terms);
@@ -112,9 +111,9 @@ absl::StatusOr<FitResult> FitPolynomial(absl::Span<const int64_t> document_lengt
   std::array<double, kTerms> scale{};
   for (size_t i = 0; i < num_samples; ++i) {
     if (offsets[i + 1] <= offsets[i]) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "fit: sample %u is empty or sample_offsets decreases there (%u -> %u)", i, offsets[i],
-          offsets[i + 1]));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("fit: sample %u is empty or sample_offsets decreases there (%u -> %u)", i,
+                          offsets[i], offsets[i + 1]));
     }
     double docs = 0, sum = 0, sum_squares = 0;
     for (size_t j = offsets[i]; j < offsets[i + 1]; ++j) {
@@ -148,7 +147,8 @@ absl::StatusOr<FitResult> FitPolynomial(absl::Span<const int64_t> document_lengt
     // Relative tolerance so that collinear supports tie instead of winning by
     // rounding noise.
     const double tolerance = 1e-12 * (best_ssr + 1e-300);
-    if (ssr < best_ssr - tolerance || (std::fabs(ssr - best_ssr) <= tolerance && size < best_size)) {
+    if (ssr < best_ssr - tolerance ||
+        (std::fabs(ssr - best_ssr) <= tolerance && size < best_size)) {
       best = x;
       best_ssr = ssr;
       best_size = size;

@@ -37,10 +37,9 @@ TEST(PolynomialTest, TokensCountsTokens) {
 TEST(PolynomialTest, RejectsNonFiniteOrNegativeCoefficients) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  for (PolynomialCoefficients c : {PolynomialCoefficients{nan, 0, 1, 0},
-                                   PolynomialCoefficients{0, inf, 1, 0},
-                                   PolynomialCoefficients{0, 0, -1, 0},
-                                   PolynomialCoefficients{0, 0, 1, -inf}}) {
+  for (PolynomialCoefficients c :
+       {PolynomialCoefficients{nan, 0, 1, 0}, PolynomialCoefficients{0, inf, 1, 0},
+        PolynomialCoefficients{0, 0, -1, 0}, PolynomialCoefficients{0, 0, 1, -inf}}) {
     auto model = PolynomialModel::Create(c);
     ASSERT_FALSE(model.ok());
     EXPECT_EQ(model.status().code(), absl::StatusCode::kInvalidArgument);
@@ -61,9 +60,8 @@ TEST(CustomModelTest, CallsFunctionAndRejectsBadResults) {
 
   CustomModel negative([](absl::Span<const int64_t>) -> absl::StatusOr<double> { return -1.0; });
   EXPECT_EQ(negative.SequenceCost(docs).status().code(), absl::StatusCode::kAborted);
-  CustomModel failing([](absl::Span<const int64_t>) -> absl::StatusOr<double> {
-    return absl::AbortedError("no");
-  });
+  CustomModel failing(
+      [](absl::Span<const int64_t>) -> absl::StatusOr<double> { return absl::AbortedError("no"); });
   std::vector<double> out(2, 7.0);
   EXPECT_FALSE(failing.DocumentCosts(docs, absl::MakeSpan(out)).ok());
 }

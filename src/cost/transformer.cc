@@ -17,12 +17,11 @@ absl::Status Positive(const char* name, int64_t value) {
 
 absl::StatusOr<std::unique_ptr<TransformerModel>> TransformerModel::Create(
     const TransformerShape& shape) {
-  for (auto [name, value] :
-       {std::pair<const char*, int64_t>{"num_layers", shape.num_layers},
-        {"hidden_size", shape.hidden_size},
-        {"num_attention_heads", shape.num_attention_heads},
-        {"num_key_value_heads", shape.num_key_value_heads},
-        {"intermediate_size", shape.intermediate_size}}) {
+  for (auto [name, value] : {std::pair<const char*, int64_t>{"num_layers", shape.num_layers},
+                             {"hidden_size", shape.hidden_size},
+                             {"num_attention_heads", shape.num_attention_heads},
+                             {"num_key_value_heads", shape.num_key_value_heads},
+                             {"intermediate_size", shape.intermediate_size}}) {
     absl::Status status = Positive(name, value);
     if (!status.ok()) return status;
   }

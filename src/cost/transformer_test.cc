@@ -64,7 +64,7 @@ TEST(TransformerTest, MatchesPalmFormulaNonCausal) {
   auto model = Make(shape);
   // N counted matrix by matrix.
   const double d = 18432, hd = 48 * 256, kv = 256, f = 4 * 18432, V = 256000;
-  const double per_layer_params = d * hd     // W_q
+  const double per_layer_params = d * hd        // W_q
                                   + 2 * d * kv  // W_k, W_v
                                   + hd * d      // W_o
                                   + 3 * d * f;  // gate, up, down

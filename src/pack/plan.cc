@@ -96,8 +96,7 @@ void ComputeRankMetrics(Plan& plan, uint64_t num_ranks, uint64_t slots_per_rank,
   m.mean_rank_cost = num_ranks ? total / static_cast<double>(num_ranks) : 0;
   m.rank_balance_efficiency = BalanceEfficiency(rank_cost);
   m.rank_lower_bound = std::max(m.mean_rank_cost, largest_item_cost);
-  m.rank_gap_to_lower_bound = m.rank_lower_bound > 0 ? m.max_rank_cost / m.rank_lower_bound - 1
-                                                     : 0;
+  m.rank_gap_to_lower_bound = m.rank_lower_bound > 0 ? m.max_rank_cost / m.rank_lower_bound - 1 : 0;
   m.worst_slot_balance = 1.0;
   for (const std::vector<double>& costs : slot_cost) {
     m.worst_slot_balance = std::min(m.worst_slot_balance, BalanceEfficiency(costs));

@@ -12,8 +12,8 @@ absl::StatusOr<int64_t> CheckLengths(absl::string_view name, absl::Span<const in
   for (size_t i = 0; i < lengths.size(); ++i) {
     const int64_t length = lengths[i];
     if (length <= 0) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s[%u] = %d: every length must be positive", name, i, length));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s[%u] = %d: every length must be positive", name, i, length));
     }
     if (length > std::numeric_limits<int64_t>::max() - total) {
       return absl::OutOfRangeError(absl::StrFormat(
@@ -44,8 +44,7 @@ absl::Status CheckNonNegativeFinite(absl::string_view name, double value) {
 
 absl::StatusOr<uint64_t> CheckedMultiply(absl::string_view what, uint64_t a, uint64_t b) {
   if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) {
-    return absl::OutOfRangeError(
-        absl::StrFormat("%s: %u x %u overflows 64 bits", what, a, b));
+    return absl::OutOfRangeError(absl::StrFormat("%s: %u x %u overflows 64 bits", what, a, b));
   }
   return a * b;
 }

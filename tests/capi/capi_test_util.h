@@ -9,12 +9,11 @@
 
 // Asserts that a call failed with `status` and that the thread's error
 // message contains `fragment`.
-#define EXPECT_FLOPSPACK_ERROR(call, status, fragment)                              \
-  do {                                                                              \
-    EXPECT_EQ((call), (status));                                                    \
-    EXPECT_NE(std::string(flopspack_last_error_message()).find(fragment),           \
-              std::string::npos)                                                    \
-        << "message: " << flopspack_last_error_message();                           \
+#define EXPECT_FLOPSPACK_ERROR(call, status, fragment)                                       \
+  do {                                                                                       \
+    EXPECT_EQ((call), (status));                                                             \
+    EXPECT_NE(std::string(flopspack_last_error_message()).find(fragment), std::string::npos) \
+        << "message: " << flopspack_last_error_message();                                    \
   } while (0)
 
 #endif  // FLOPSPACK_TESTS_CAPI_CAPI_TEST_UTIL_H_

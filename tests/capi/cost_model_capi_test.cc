@@ -57,8 +57,7 @@ TEST(CostModelCapiTest, QueriesAgree) {
   ASSERT_EQ(flopspack_cost_model_sequence_cost(model, docs.data(), 3, &sequence), FLOPSPACK_OK);
   ASSERT_EQ(flopspack_cost_model_sequence_overhead(model, &overhead), FLOPSPACK_OK);
   EXPECT_DOUBLE_EQ(sequence, overhead + per_doc[0] + per_doc[1] + per_doc[2]);
-  ASSERT_EQ(flopspack_cost_model_padded_batch_cost(model, docs.data(), 3, &padded),
-            FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_cost_model_padded_batch_cost(model, docs.data(), 3, &padded), FLOPSPACK_OK);
   EXPECT_DOUBLE_EQ(padded, 3 * (7 + 1 + 16 + 16));
   double empty = -1;
   ASSERT_EQ(flopspack_cost_model_sequence_cost(model, nullptr, 0, &empty), FLOPSPACK_OK);
@@ -140,7 +139,8 @@ TEST(CostModelBadInputTest, NullPointers) {
                          FLOPSPACK_INVALID_ARGUMENT, "model must not be NULL");
   ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
   EXPECT_FLOPSPACK_ERROR(flopspack_cost_model_sequence_cost(model, nullptr, 3, &cost),
-                         FLOPSPACK_INVALID_ARGUMENT, "document_lengths is NULL but its length is 3");
+                         FLOPSPACK_INVALID_ARGUMENT,
+                         "document_lengths is NULL but its length is 3");
   const int64_t doc = 5;
   EXPECT_FLOPSPACK_ERROR(flopspack_cost_model_sequence_cost(model, &doc, 1, nullptr),
                          FLOPSPACK_INVALID_ARGUMENT, "out_cost must not be NULL");

@@ -1,0 +1,37 @@
+#!/bin/sh
+# README command two: everything CI checks, from a fresh Debian 12 machine.
+# Installs the packages, checks formatting, builds with CMake (warnings as
+# errors) and runs every test, builds with meson and runs its tests, and
+# builds downstream consumers (find_package, pkg-config, add_subdirectory,
+# meson subproject) against the result.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc)
+
+echo "== dependencies"
+scripts/install-deps.sh
+
+echo "== formatting"
+scripts/check-format.sh
+
+echo "== CMake build and tests"
+cmake -S . -B build/ci-cmake -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLOPSPACK_WERROR=ON \
+  -DCMAKE_INSTALL_PREFIX="$root/build/ci-prefix" -DPython3_EXECUTABLE=/usr/bin/python3
+cmake --build build/ci-cmake -j "$jobs"
+ctest --test-dir build/ci-cmake --output-on-failure -j "$jobs"
+cmake --install build/ci-cmake > /dev/null
+
+echo "== meson build and tests"
+if [ -d build/ci-meson ]; then
+  meson setup --reconfigure build/ci-meson --werror > /dev/null
+else
+  meson setup build/ci-meson --werror > /dev/null
+fi
+meson compile -C build/ci-meson
+meson test -C build/ci-meson --print-errorlogs
+
+echo "== downstream consumers"
+tests/consumers/run.sh "$root" "$root/build/ci-prefix" "$root/build/ci-consumers"
+
+echo "== all tests passed"

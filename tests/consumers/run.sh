@@ -1,0 +1,42 @@
+#!/bin/sh
+# Builds and runs a tiny downstream program four ways: find_package against
+# an installed prefix (shared and static), pkg-config, add_subdirectory and
+# a meson subproject. Usage: run.sh SOURCE_DIR INSTALL_PREFIX WORK_DIR
+set -eu
+src="$1"
+prefix="$2"
+work="$3"
+here="$src/tests/consumers"
+rm -rf "$work"
+mkdir -p "$work"
+
+cmake -S "$here/find_package" -B "$work/find_package" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" > "$work/find_package.log"
+cmake --build "$work/find_package" >> "$work/find_package.log"
+LD_LIBRARY_PATH="$prefix/lib:$prefix/lib/x86_64-linux-gnu" "$work/find_package/consumer"
+"$work/find_package/consumer_static"
+
+pcdir=$(dirname "$(find "$prefix" -name flopspack.pc | head -1)")
+flags=$(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs flopspack)
+# shellcheck disable=SC2086
+cc -std=c99 "$here/consumer.c" $flags -o "$work/pkgconfig_consumer"
+LD_LIBRARY_PATH="$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir flopspack)" \
+  "$work/pkgconfig_consumer"
+
+cmake -S "$here/subdirectory" -B "$work/subdirectory" -G Ninja \
+  -DFLOPSPACK_SOURCE_DIR="$src" > "$work/subdirectory.log"
+cmake --build "$work/subdirectory" >> "$work/subdirectory.log"
+"$work/subdirectory/consumer"
+
+mkdir -p "$work/meson_project/subprojects"
+cp "$here/meson_subproject/meson.build" "$work/meson_project/"
+cp "$here/consumer.c" "$work/"
+ln -s "$src" "$work/meson_project/subprojects/flopspack"
+meson setup "$work/meson_project/build" "$work/meson_project" > "$work/meson.log"
+meson compile -C "$work/meson_project/build" >> "$work/meson.log"
+if [ -e "$work/meson_project/build/subprojects/flopspack/tests/capi_test" ]; then
+  echo "a meson subproject flopspack must not build tests" >&2
+  exit 1
+fi
+"$work/meson_project/build/consumer"
+echo "consumers: ok"
