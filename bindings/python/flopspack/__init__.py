@@ -1,0 +1,77 @@
+"""flopspack: pack variable-length training data and spread it across GPUs
+so that no GPU waits for another and little compute goes to padding.
+
+The Python binding of the flopspack C library: numpy arrays in and out,
+exceptions carrying the library's status and message, objects that are
+context managers. See docs/bindings.md.
+"""
+
+from __future__ import annotations
+
+from . import capi as _capi
+from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
+from ._errors import (
+    BufferTooSmallError,
+    CallbackError,
+    CancelledError,
+    ClosedError,
+    Error,
+    InfeasibleError,
+    InternalError,
+    InvalidArgumentError,
+    OutOfMemoryError,
+    OutOfRangeError,
+)
+from ._plan import Group, Plan, PlanMetrics
+
+#: Version of the library actually loaded (flopspack_version_string()).
+__version__: str = _capi.flopspack_version_string()
+#: Version of the header this module was compiled against.
+HEADER_VERSION: str = _capi.FLOPSPACK_VERSION_STRING
+
+
+def version() -> str:
+    """The loaded library's version, e.g. "1.0.0"."""
+    return _capi.flopspack_version_string()
+
+
+def version_number() -> int:
+    """major * 10000 + minor * 100 + patch of the loaded library."""
+    return _capi.flopspack_version_number()
+
+
+def status_string(status: int) -> str:
+    """The C name of a flopspack_status value."""
+    return _capi.flopspack_status_string(int(status))
+
+
+if version_number() // 10000 != _capi.FLOPSPACK_VERSION_NUMBER // 10000:
+    raise ImportError(
+        f"flopspack: module built for {HEADER_VERSION} but libflopspack is "
+        f"{__version__} (different major version)"
+    )
+
+__all__ = [
+    "AttentionSpan",
+    "BufferTooSmallError",
+    "CallbackError",
+    "CancelledError",
+    "ClosedError",
+    "CostModel",
+    "Error",
+    "FitReport",
+    "FitTerm",
+    "Group",
+    "HEADER_VERSION",
+    "InfeasibleError",
+    "InternalError",
+    "InvalidArgumentError",
+    "OutOfMemoryError",
+    "OutOfRangeError",
+    "Plan",
+    "PlanMetrics",
+    "TransformerConfig",
+    "status_string",
+    "version",
+    "version_number",
+]

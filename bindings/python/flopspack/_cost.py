@@ -1,0 +1,196 @@
+"""Cost models: what a packed sequence costs (see docs/cost-models.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _arrays
+from . import capi as _capi
+from ._handle import Handle
+
+
+class AttentionSpan(enum.IntEnum):
+    """How far attention reaches inside a packed sequence."""
+
+    DOCUMENT = _capi.FLOPSPACK_ATTENTION_DOCUMENT  # varlen / block-diagonal
+    SEQUENCE = _capi.FLOPSPACK_ATTENTION_SEQUENCE  # the whole sequence as one
+
+
+class FitTerm(enum.IntFlag):
+    """Terms of the polynomial form a fit may use."""
+
+    PER_SEQUENCE = _capi.FLOPSPACK_FIT_PER_SEQUENCE
+    PER_DOCUMENT = _capi.FLOPSPACK_FIT_PER_DOCUMENT
+    LINEAR = _capi.FLOPSPACK_FIT_LINEAR
+    QUADRATIC = _capi.FLOPSPACK_FIT_QUADRATIC
+    ALL = _capi.FLOPSPACK_FIT_ALL
+
+
+@dataclasses.dataclass(frozen=True)
+class TransformerConfig:
+    """flopspack_transformer_config: a dense decoder-only transformer.
+    Defaults are those of flopspack_transformer_config_init()."""
+
+    num_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    intermediate_size: int
+    head_dim: int = 0  # 0 = hidden_size / num_attention_heads
+    vocab_size: int = 0  # 0 = no LM head term
+    gated_mlp: bool = False
+    causal: bool = True
+    recompute: bool = False
+    attention_span: AttentionSpan = AttentionSpan.DOCUMENT
+
+    def _to_c(self) -> Any:
+        c = _capi.flopspack_transformer_config()  # struct_size and defaults set
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            setattr(c, field.name, int(value))
+        return c
+
+
+@dataclasses.dataclass(frozen=True)
+class FitReport:
+    """flopspack_fit_report: the fitted coefficients and the fit's quality."""
+
+    per_sequence: float
+    per_document: float
+    linear: float
+    quadratic: float
+    r_squared: float
+    rms_residual: float
+    num_samples: int
+
+
+def _from_c(cls, c: Any):
+    return cls(**{f.name: getattr(c, f.name) for f in dataclasses.fields(cls)})
+
+
+class CostModel(Handle):
+    """A cost model (flopspack_cost_model): immutable, shareable by threads.
+
+    Make one with :meth:`tokens`, :meth:`polynomial`, :meth:`transformer`,
+    :meth:`fit` or :meth:`custom`. Lengths may be any integer sequence; a
+    C-contiguous int64 numpy array is read in place without a copy.
+    """
+
+    __slots__ = ("_kind", "_keepalive")
+    _delete = _capi.flopspack_cost_model.__swig_destroy__
+
+    def __init__(self, handle: Any, kind: str, keepalive: Any = None) -> None:
+        super().__init__(handle)
+        self._kind = kind
+        # A custom model's callable: the C model may be shared by a planner
+        # that outlives this object's close(), so the reference stays.
+        self._keepalive = keepalive
+
+    @classmethod
+    def tokens(cls) -> "CostModel":
+        """cost = number of tokens."""
+        return cls(_capi.flopspack_cost_model_tokens(), "tokens")
+
+    @classmethod
+    def polynomial(
+        cls,
+        per_sequence: float = 0.0,
+        per_document: float = 0.0,
+        linear: float = 0.0,
+        quadratic: float = 0.0,
+    ) -> "CostModel":
+        """per_document + linear*l + quadratic*l**2 per document, plus
+        per_sequence once per non-empty sequence."""
+        h = _capi.flopspack_cost_model_polynomial(
+            float(per_sequence), float(per_document), float(linear), float(quadratic)
+        )
+        return cls(h, "polynomial")
+
+    @classmethod
+    def transformer(
+        cls, config: Optional[TransformerConfig] = None, **fields: Any
+    ) -> "CostModel":
+        """Training FLOPs of a dense transformer: pass a TransformerConfig or
+        its fields as keywords."""
+        if config is None:
+            config = TransformerConfig(**fields)
+        elif fields:
+            config = dataclasses.replace(config, **fields)
+        return cls(_capi.flopspack_cost_model_transformer(config._to_c()), "transformer")
+
+    @classmethod
+    def fit(
+        cls,
+        samples: Sequence[Sequence[int]],
+        seconds: Any,
+        terms: FitTerm = FitTerm.ALL,
+    ) -> Tuple["CostModel", FitReport]:
+        """Non-negative least squares of the polynomial form on measured
+        samples: samples[i] holds the document lengths of a packed sequence
+        that took seconds[i]. Returns the model and the fit report."""
+        flat = [int(l) for sample in samples for l in sample]
+        bounds = np.zeros(len(samples) + 1, dtype=np.uintp)
+        np.cumsum([len(sample) for sample in samples], out=bounds[1:])
+        return cls.fit_csr(np.asarray(flat, dtype=np.int64), bounds, seconds, terms)
+
+    @classmethod
+    def fit_csr(
+        cls, lengths: Any, offsets: Any, seconds: Any, terms: FitTerm = FitTerm.ALL
+    ) -> Tuple["CostModel", FitReport]:
+        """:meth:`fit` on flat arrays: sample i is
+        lengths[offsets[i]:offsets[i+1]]; len(offsets) == len(seconds) + 1."""
+        options = _capi.flopspack_fit_options()
+        options.terms = int(terms)
+        report, h = _capi.flopspack_swig_cost_model_fit(  # argouts in C order
+            options,
+            _arrays.lengths(lengths, "document_lengths"),
+            _arrays.offsets(offsets, "sample_offsets"),
+            _arrays.floats(seconds, "seconds"),
+        )
+        return cls(h, "fit"), _from_c(FitReport, report)
+
+    @classmethod
+    def custom(cls, fn: Callable[[np.ndarray], float]) -> "CostModel":
+        """A model backed by a Python callable: fn(lengths) -> cost of one
+        packed sequence holding documents of these lengths (an int64 array,
+        read-only, valid during the call). An exception or a bad value fails
+        the calling flopspack function with CallbackError, with fn's
+        exception as its __cause__."""
+        return cls(_capi.flopspack_py_cost_model_custom(fn), "custom", keepalive=fn)
+
+    def sequence_cost(self, lengths: Any) -> float:
+        """Cost of one packed sequence holding these documents."""
+        return _capi.flopspack_cost_model_sequence_cost(
+            self._handle, _arrays.lengths(lengths, "document_lengths")
+        )
+
+    def document_costs(self, lengths: Any) -> np.ndarray:
+        """Cost of each document alone (no per-sequence overhead)."""
+        array = _arrays.lengths(lengths, "document_lengths")
+        out = np.empty(array.shape[0], dtype=np.float64)
+        _capi.flopspack_swig_cost_model_document_costs(self._handle, array, out)
+        return out
+
+    def padded_batch_cost(self, lengths: Any) -> float:
+        """Cost of a batch of samples each padded to the longest."""
+        return _capi.flopspack_cost_model_padded_batch_cost(
+            self._handle, _arrays.lengths(lengths, "lengths")
+        )
+
+    @property
+    def sequence_overhead(self) -> float:
+        """The constant a non-empty sequence costs on top of its documents."""
+        return _capi.flopspack_cost_model_sequence_overhead(self._handle)
+
+    @property
+    def is_additive(self) -> bool:
+        """True if sequence_cost = overhead + sum of document costs."""
+        return bool(_capi.flopspack_cost_model_is_additive(self._handle))
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"additive={self.is_additive}"
+        return f"<flopspack.CostModel {self._kind} {state}>"

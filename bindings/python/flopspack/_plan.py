@@ -1,0 +1,187 @@
+"""Plans: the result of packing, balancing, step planning and bucketing."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterator, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+from . import capi as _capi
+from ._errors import InvalidArgumentError
+from ._handle import Handle
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanMetrics:
+    """struct flopspack_plan_metrics: the quality figures of a plan. A field
+    that does not apply to the plan's kind is 0 (see the C header)."""
+
+    num_groups: int
+    num_items: int
+    max_group_cost: float
+    mean_group_cost: float
+    min_group_cost: float
+    total_cost: float
+    balance_efficiency: float
+    lower_bound: float
+    gap_to_lower_bound: float
+    real_tokens: int
+    computed_tokens: int
+    capacity: int
+    fill: float
+    padding_efficiency: float
+    num_ranks: int
+    microbatches_per_rank: int
+    max_rank_cost: float
+    mean_rank_cost: float
+    rank_balance_efficiency: float
+    rank_lower_bound: float
+    rank_gap_to_lower_bound: float
+    worst_slot_balance: float
+    split_items: int
+    truncated_items: int
+    deferred_items: int
+    dropped_items: int
+    truncated_tokens: int
+    deferred_tokens: int
+    dropped_tokens: int
+    num_steps: int
+    diversity_distance: float
+    diversity_distance_samples: float
+
+    def __repr__(self) -> str:
+        # Only the figures that apply (non-zero), floats to 6 digits.
+        parts = []
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value:
+                text = f"{value:.6g}" if isinstance(value, float) else str(value)
+                parts.append(f"{field.name}={text}")
+        return f"PlanMetrics({', '.join(parts)})"
+
+    @classmethod
+    def _from_c(cls, c: Any) -> "PlanMetrics":
+        return cls(**{f.name: getattr(c, f.name) for f in dataclasses.fields(cls)})
+
+
+class Group(NamedTuple):
+    """One group of a plan: the items it holds (indices into the input), the
+    tokens each contributes, and the group's summary. rank and slot are None
+    for plans without ranks."""
+
+    items: np.ndarray
+    tokens: np.ndarray
+    real_tokens: int
+    computed_tokens: int
+    cost: float
+    rank: Optional[int]
+    slot: Optional[int]
+
+
+class Plan(Handle):
+    """An immutable plan (flopspack_plan): a list of groups of input items,
+    with metrics. Arrays returned are copies owned by numpy (valid after
+    close()). Iterating yields :class:`Group` values."""
+
+    __slots__ = ("_has_slots",)
+    _delete = _capi.flopspack_plan.__swig_destroy__
+
+    def __init__(self, handle: Any) -> None:
+        super().__init__(handle)
+        self._has_slots: Optional[bool] = None
+
+    def __len__(self) -> int:
+        return _capi.flopspack_plan_group_count(self._handle)
+
+    @property
+    def num_groups(self) -> int:
+        return len(self)
+
+    def items(self, group: int) -> np.ndarray:
+        """Item indices (into the input arrays) of one group."""
+        return _capi.flopspack_swig_plan_group_items(self._handle, group)
+
+    def tokens(self, group: int) -> np.ndarray:
+        """Tokens each item of the group contributes to it."""
+        return _capi.flopspack_swig_plan_group_tokens(self._handle, group)
+
+    def info(self, group: int) -> Tuple[int, int, float]:
+        """(real_tokens, computed_tokens, cost) of one group."""
+        return tuple(_capi.flopspack_plan_group_info(self._handle, group))
+
+    def slot(self, group: int) -> Tuple[int, int]:
+        """(rank, microbatch) of a group of a plan with ranks; raises
+        InvalidArgumentError for plans without ranks."""
+        return tuple(_capi.flopspack_plan_group_slot(self._handle, group))
+
+    @property
+    def has_slots(self) -> bool:
+        """True if the groups carry a rank and slot (step / sampler plans)."""
+        if self._has_slots is None:
+            if len(self) == 0:
+                return False
+            try:
+                self.slot(0)
+                self._has_slots = True
+            except InvalidArgumentError:
+                self._has_slots = False
+        return self._has_slots
+
+    def group(self, group: int) -> Group:
+        h = self._handle
+        if group < 0:
+            group += len(self)
+        real, computed, cost = _capi.flopspack_plan_group_info(h, group)
+        rank = slot = None
+        if self.has_slots:
+            rank, slot = _capi.flopspack_plan_group_slot(h, group)
+        return Group(self.items(group), self.tokens(group), real, computed, cost, rank, slot)
+
+    def __getitem__(self, group: int) -> Group:
+        return self.group(group)
+
+    def __iter__(self) -> Iterator[Group]:
+        for g in range(len(self)):
+            yield self.group(g)
+
+    def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(offsets, items, tokens): group g holds items[offsets[g]:offsets[g+1]]."""
+        n = len(self)
+        items = [self.items(g) for g in range(n)]
+        tokens = [self.tokens(g) for g in range(n)]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum([len(i) for i in items], out=offsets[1:])
+        empty = np.zeros(0, dtype=np.int64)
+        return (
+            offsets,
+            np.concatenate(items) if items else empty,
+            np.concatenate(tokens) if tokens else empty,
+        )
+
+    @property
+    def deferred(self) -> np.ndarray:
+        """Items kept for a later step."""
+        return _capi.flopspack_swig_plan_deferred(self._handle)
+
+    @property
+    def dropped(self) -> np.ndarray:
+        """Items dropped (drop-last, rejected)."""
+        return _capi.flopspack_swig_plan_dropped(self._handle)
+
+    @property
+    def metrics(self) -> PlanMetrics:
+        return PlanMetrics._from_c(_capi.flopspack_swig_plan_metrics(self._handle))
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<flopspack.Plan closed>"
+        m = self.metrics
+        text = f"<flopspack.Plan groups={m.num_groups} items={m.num_items}"
+        text += f" balance={m.balance_efficiency:.4f}"
+        if m.capacity:
+            text += f" fill={m.fill:.4f}"
+        if m.num_ranks:
+            text += f" ranks={m.num_ranks}x{m.microbatches_per_rank}"
+            text += f" rank_balance={m.rank_balance_efficiency:.4f}"
+        return text + ">"

@@ -1,0 +1,223 @@
+/* flopspack.i — the language-neutral SWIG interface of flopspack.
+ *
+ * Included by one small file per language (bindings/python/flopspack_python.i,
+ * bindings/go/internal/capi/capi.swigcxx), which first defines the named
+ * typemaps this file applies:
+ *
+ *   flopspack_status (return)            status -> exception / error; the message
+ *                                        is read inside the same C call
+ *   (const int64_t* LENGTHS, size_t N)   native int64 array in, no copy
+ *   (const double* VALUES, size_t N)     native float64 array in, no copy
+ *   (const size_t* OFFSETS, size_t N)    native size_t array in, no copy
+ *   (double* OUT_VALUES, size_t N)       caller-allocated float64 array, written in place
+ *   SWIGTYPE** OUT_HANDLE                a new owning handle object
+ *   double* OUT_DOUBLE, int* OUT_INT,    scalar out-parameters
+ *   size_t* OUT_SIZE, int64_t* OUT_INT64
+ *   SWIGTYPE* OUT_STRUCT                 an output struct (struct_size preset)
+ *   (const int64_t** VIEW, size_t* N)    a borrowed view, copied into a native array
+ *
+ * What this file holds: the whitelist of wrapped functions (every function is
+ * ignored unless listed in the WHITELIST below), the handle types as owning
+ * objects whose destructor calls flopspack_<thing>_destroy exactly once, and
+ * the flopspack_swig_* helpers for C functions whose array sizes are implied
+ * rather than passed (the helper checks them, so no binding can read past a
+ * caller's array). Recipe for a new C function: docs/bindings.md.
+ */
+
+%{
+#include <string>
+
+#include "flopspack/flopspack.h"
+
+/* Errors found by the binding itself (a helper's size check) take precedence
+ * over the library's message for the current call. */
+static thread_local std::string flopspack_swig_error_text;
+static thread_local bool flopspack_swig_error_pending = false;
+
+static flopspack_status flopspack_swig_fail(flopspack_status status, std::string message) {
+  flopspack_swig_error_text = std::move(message);
+  flopspack_swig_error_pending = true;
+  return status;
+}
+
+/* The message of the call that just failed, on this thread. */
+static const char* flopspack_swig_error_message(void) {
+  if (flopspack_swig_error_pending) {
+    flopspack_swig_error_pending = false;
+    return flopspack_swig_error_text.c_str();
+  }
+  return flopspack_last_error_message();
+}
+%}
+
+%include <stdint.i>
+
+/* ---- Whitelist: only these functions are wrapped. ---- */
+%rename("$ignore", %$isfunction) "";
+%define FLOPSPACK_WRAP(name)
+%rename("%s") name;
+%enddef
+
+/* version, status, errors */
+FLOPSPACK_WRAP(flopspack_version_number)
+FLOPSPACK_WRAP(flopspack_version_string)
+FLOPSPACK_WRAP(flopspack_status_string)
+/* cost models */
+FLOPSPACK_WRAP(flopspack_cost_model_tokens)
+FLOPSPACK_WRAP(flopspack_cost_model_polynomial)
+FLOPSPACK_WRAP(flopspack_cost_model_transformer)
+FLOPSPACK_WRAP(flopspack_cost_model_sequence_cost)
+FLOPSPACK_WRAP(flopspack_cost_model_padded_batch_cost)
+FLOPSPACK_WRAP(flopspack_cost_model_sequence_overhead)
+FLOPSPACK_WRAP(flopspack_cost_model_is_additive)
+FLOPSPACK_WRAP(flopspack_swig_cost_model_fit)
+FLOPSPACK_WRAP(flopspack_swig_cost_model_document_costs)
+/* plans */
+FLOPSPACK_WRAP(flopspack_plan_group_count)
+FLOPSPACK_WRAP(flopspack_plan_group_info)
+FLOPSPACK_WRAP(flopspack_plan_group_slot)
+FLOPSPACK_WRAP(flopspack_swig_plan_metrics)
+FLOPSPACK_WRAP(flopspack_swig_plan_group_items)
+FLOPSPACK_WRAP(flopspack_swig_plan_group_tokens)
+FLOPSPACK_WRAP(flopspack_swig_plan_deferred)
+FLOPSPACK_WRAP(flopspack_swig_plan_dropped)
+/* Deliberately not wrapped: flopspack_last_error_message (read by the status
+ * typemap inside each call), flopspack_*_destroy (called by the handle
+ * destructors), flopspack_cost_model_custom (a per-language trampoline),
+ * flopspack_cost_model_fit / _document_costs / flopspack_plan_group /
+ * _deferred / _dropped / flopspack_plan_metrics (array sizes implied, or the
+ * struct/function name clash: see the helpers). */
+
+/* ---- Handles: owning objects, destroyed exactly once. ---- */
+%define FLOPSPACK_HANDLE(type, destroy)
+%nodefaultctor type;
+struct type {};
+%extend type {
+  ~type() { destroy($self); }
+}
+%apply SWIGTYPE** OUT_HANDLE { type** out };
+%enddef
+
+FLOPSPACK_HANDLE(flopspack_cost_model, flopspack_cost_model_destroy)
+FLOPSPACK_HANDLE(flopspack_plan, flopspack_plan_destroy)
+
+/* ---- Output structs: constructed with struct_size already set. ---- */
+%define FLOPSPACK_OUTPUT_STRUCT(type, ctype)
+%extend type {
+  type() {
+    ctype* s = (ctype*)calloc(1, sizeof(ctype));
+    s->struct_size = (uint32_t)sizeof(ctype);
+    return s;
+  }
+  ~type() { free($self); }
+}
+%enddef
+
+/* struct flopspack_plan_metrics shares its name with the function that
+ * fills it (like POSIX stat). Generated C++ spells types without `struct`,
+ * where the bare name means the function, so the wrappers see the struct as
+ * flopspack_plan_metrics_data (a typedef) and call the function through
+ * flopspack_swig_plan_metrics. */
+%{
+typedef struct flopspack_plan_metrics flopspack_plan_metrics_data;
+%}
+FLOPSPACK_OUTPUT_STRUCT(flopspack_plan_metrics_data, flopspack_plan_metrics_data)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_fit_report, flopspack_fit_report)
+
+/* ---- Option structs: constructed with the library's defaults. ---- */
+%define FLOPSPACK_OPTIONS_STRUCT(type, init)
+%extend type {
+  type() {
+    type* s = (type*)calloc(1, sizeof(type));
+    init(s);
+    return s;
+  }
+  ~type() { free($self); }
+}
+%enddef
+FLOPSPACK_OPTIONS_STRUCT(flopspack_transformer_config, flopspack_transformer_config_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
+
+%apply SWIGTYPE* OUT_STRUCT { flopspack_plan_metrics_data* out, flopspack_fit_report* report };
+
+/* ---- Arrays and scalars by argument name (header naming conventions). ---- */
+%apply (const int64_t* LENGTHS, size_t N) {
+  (const int64_t* document_lengths, size_t n), (const int64_t* lengths, size_t n),
+  (const int64_t* document_lengths, size_t num_lengths)
+};
+%apply (const size_t* OFFSETS, size_t N) { (const size_t* sample_offsets, size_t num_offsets) };
+%apply (const double* VALUES, size_t N) { (const double* seconds, size_t num_samples) };
+%apply (double* OUT_VALUES, size_t N) { (double* out_costs, size_t num_out_costs) };
+%apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost };
+%apply int* OUT_INT { int* out_additive };
+%apply size_t* OUT_SIZE { size_t* rank, size_t* microbatch };
+%apply int64_t* OUT_INT64 { int64_t* real_tokens, int64_t* computed_tokens };
+%apply (const int64_t** VIEW, size_t* N) { (const int64_t** items, size_t* n) };
+
+#define flopspack_plan_metrics flopspack_plan_metrics_data /* SWIG's view only */
+%warnfilter(302) flopspack_plan_metrics_data;
+%include "flopspack/flopspack.h"
+#undef flopspack_plan_metrics
+
+/* ---- Helpers whose sizes the binding can check. ---- */
+%inline %{
+/* flopspack_cost_model_fit with every array's length explicit. */
+flopspack_status flopspack_swig_cost_model_fit(const flopspack_fit_options* options,
+                                               const int64_t* document_lengths,
+                                               size_t num_lengths, const size_t* sample_offsets,
+                                               size_t num_offsets, const double* seconds,
+                                               size_t num_samples, flopspack_fit_report* report,
+                                               flopspack_cost_model** out) {
+  if (num_offsets != num_samples + 1) {
+    return flopspack_swig_fail(
+        FLOPSPACK_INVALID_ARGUMENT,
+        "sample_offsets has " + std::to_string(num_offsets) + " entries but seconds has " +
+            std::to_string(num_samples) + ": it needs one more (a start per sample plus the end)");
+  }
+  if (sample_offsets[num_samples] != num_lengths) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "sample_offsets[" + std::to_string(num_samples) +
+                                   "] = " + std::to_string(sample_offsets[num_samples]) +
+                                   " must equal the number of document_lengths (" +
+                                   std::to_string(num_lengths) + ")");
+  }
+  return flopspack_cost_model_fit(options, document_lengths, sample_offsets, seconds,
+                                  num_samples, report, out);
+}
+
+/* flopspack_cost_model_document_costs into a caller array of checked size. */
+flopspack_status flopspack_swig_cost_model_document_costs(const flopspack_cost_model* model,
+                                                          const int64_t* document_lengths,
+                                                          size_t n, double* out_costs,
+                                                          size_t num_out_costs) {
+  if (num_out_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "out_costs has " + std::to_string(num_out_costs) +
+                                   " entries for " + std::to_string(n) + " document_lengths");
+  }
+  return flopspack_cost_model_document_costs(model, document_lengths, n, out_costs);
+}
+
+/* The borrowed views of flopspack_plan_group / _deferred / _dropped, one array
+ * per call, for the VIEW typemap to copy out. */
+flopspack_status flopspack_swig_plan_group_items(const flopspack_plan* plan, size_t group,
+                                                 const int64_t** items, size_t* n) {
+  return flopspack_plan_group(plan, group, items, NULL, n);
+}
+flopspack_status flopspack_swig_plan_group_tokens(const flopspack_plan* plan, size_t group,
+                                                  const int64_t** items, size_t* n) {
+  return flopspack_plan_group(plan, group, NULL, items, n);
+}
+flopspack_status flopspack_swig_plan_deferred(const flopspack_plan* plan, const int64_t** items,
+                                              size_t* n) {
+  return flopspack_plan_deferred(plan, items, n);
+}
+flopspack_status flopspack_swig_plan_metrics(const flopspack_plan* plan,
+                                             flopspack_plan_metrics_data* out) {
+  return flopspack_plan_metrics(plan, out);
+}
+flopspack_status flopspack_swig_plan_dropped(const flopspack_plan* plan, const int64_t** items,
+                                             size_t* n) {
+  return flopspack_plan_dropped(plan, items, n);
+}
+%}
