@@ -1,0 +1,34 @@
+package flopspack
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/flopspack/flopspack/bindings/go/internal/capi"
+)
+
+// Error is a failed library call: Status and the library's Message. When a
+// Go cost callback failed, Cause holds its error (errors.Unwrap).
+type Error = capi.Error
+
+// Status is a flopspack_status value; String gives its C name.
+type Status = capi.Status
+
+// The statuses. Use errors.Is(err, StatusInfeasible.Target()) or errors.As
+// with *Error to inspect a failure.
+const (
+	StatusOK              = capi.StatusOK
+	StatusInvalidArgument = capi.StatusInvalidArgument
+	StatusOutOfRange      = capi.StatusOutOfRange
+	StatusInfeasible      = capi.StatusInfeasible
+	StatusOutOfMemory     = capi.StatusOutOfMemory
+	StatusInternal        = capi.StatusInternal
+	StatusCallbackFailed  = capi.StatusCallbackFailed
+	StatusCancelled       = capi.StatusCancelled
+	StatusBufferTooSmall  = capi.StatusBufferTooSmall
+)
+
+// ErrClosed is wrapped by the error of any method called after Close.
+var ErrClosed = errors.New("flopspack: object is closed")
+
+func closedError(what string) error { return fmt.Errorf("%w: %s", ErrClosed, what) }

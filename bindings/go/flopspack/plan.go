@@ -1,0 +1,268 @@
+package flopspack
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"github.com/flopspack/flopspack/bindings/go/internal/capi"
+)
+
+// Plan is the result of packing, balancing, step planning or bucketing
+// (flopspack_plan): groups of input items with their tokens and costs, and
+// metrics. Immutable; safe for concurrent reads. Slices returned are copies.
+type Plan struct {
+	h uintptr
+}
+
+// GroupInfo summarises one group.
+type GroupInfo struct {
+	RealTokens, ComputedTokens int64
+	Cost                       float64
+}
+
+// Group is one group: item indices into the input, the tokens each
+// contributes, the summary, and (for plans with ranks) its rank and slot.
+type Group struct {
+	Items, Tokens []int64
+	GroupInfo
+	HasSlot    bool
+	Rank, Slot int
+}
+
+// PlanMetrics mirrors struct flopspack_plan_metrics; a field that does not
+// apply to the plan's kind is 0.
+type PlanMetrics struct {
+	NumGroups, NumItems                                     uint64
+	MaxGroupCost, MeanGroupCost, MinGroupCost, TotalCost    float64
+	BalanceEfficiency                                       float64
+	LowerBound, GapToLowerBound                             float64
+	RealTokens, ComputedTokens, Capacity                    int64
+	Fill, PaddingEfficiency                                 float64
+	NumRanks, MicrobatchesPerRank                           uint64
+	MaxRankCost, MeanRankCost, RankBalanceEfficiency        float64
+	RankLowerBound, RankGapToLowerBound, WorstSlotBalance   float64
+	SplitItems, TruncatedItems, DeferredItems, DroppedItems uint64
+	TruncatedTokens, DeferredTokens, DroppedTokens          int64
+	NumSteps                                                uint64
+	DiversityDistance, DiversityDistanceSamples             float64
+}
+
+// newPlan takes ownership of a C plan handle.
+func newPlan(h uintptr) *Plan {
+	p := &Plan{h: h}
+	runtime.SetFinalizer(p, (*Plan).Close)
+	return p
+}
+
+func (p *Plan) handle() (capi.Flopspack_plan, error) {
+	if p == nil || p.h == 0 {
+		return nil, closedError("Plan")
+	}
+	return capi.SwigcptrFlopspack_plan(p.h), nil
+}
+
+// NumGroups is the number of groups (0 after Close).
+func (p *Plan) NumGroups() int {
+	h, err := p.handle()
+	if err != nil {
+		return 0
+	}
+	n := capi.Flopspack_plan_group_count(h)
+	runtime.KeepAlive(p)
+	return int(n)
+}
+
+// Items returns the item indices of group g.
+func (p *Plan) Items(g int) ([]int64, error) {
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	var view capi.View
+	err = capi.Flopspack_swig_plan_group_items(h, int64(g), &view)
+	var items []int64
+	if err == nil {
+		items = view.Int64s() // copied while the plan is alive
+	}
+	runtime.KeepAlive(p)
+	return items, err
+}
+
+// Tokens returns the tokens each item of group g contributes.
+func (p *Plan) Tokens(g int) ([]int64, error) {
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	var view capi.View
+	err = capi.Flopspack_swig_plan_group_tokens(h, int64(g), &view)
+	var tokens []int64
+	if err == nil {
+		tokens = view.Int64s() // copied while the plan is alive
+	}
+	runtime.KeepAlive(p)
+	return tokens, err
+}
+
+// Info returns the summary of group g.
+func (p *Plan) Info(g int) (GroupInfo, error) {
+	h, err := p.handle()
+	if err != nil {
+		return GroupInfo{}, err
+	}
+	var info GroupInfo
+	err = capi.Flopspack_plan_group_info(h, int64(g), &info.RealTokens, &info.ComputedTokens, &info.Cost)
+	runtime.KeepAlive(p)
+	return info, err
+}
+
+// Slot returns the rank and slot (microbatch) of group g of a plan with
+// ranks; an error with StatusInvalidArgument for plans without.
+func (p *Plan) Slot(g int) (rank, slot int, err error) {
+	h, err := p.handle()
+	if err != nil {
+		return 0, 0, err
+	}
+	var r, s uint64
+	err = capi.Flopspack_plan_group_slot(h, int64(g), &r, &s)
+	runtime.KeepAlive(p)
+	return int(r), int(s), err
+}
+
+// Group returns everything about group g.
+func (p *Plan) Group(g int) (Group, error) {
+	var out Group
+	var err error
+	if out.Items, err = p.Items(g); err != nil {
+		return Group{}, err
+	}
+	if out.Tokens, err = p.Tokens(g); err != nil {
+		return Group{}, err
+	}
+	if out.GroupInfo, err = p.Info(g); err != nil {
+		return Group{}, err
+	}
+	if rank, slot, err := p.Slot(g); err == nil {
+		out.HasSlot, out.Rank, out.Slot = true, rank, slot
+	}
+	return out, nil
+}
+
+// Groups returns every group in order.
+func (p *Plan) Groups() ([]Group, error) {
+	if _, err := p.handle(); err != nil {
+		return nil, err
+	}
+	n := p.NumGroups()
+	out := make([]Group, n)
+	for g := 0; g < n; g++ {
+		var err error
+		if out[g], err = p.Group(g); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Deferred returns the items kept for a later step.
+func (p *Plan) Deferred() ([]int64, error) {
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	var view capi.View
+	err = capi.Flopspack_swig_plan_deferred(h, &view)
+	var items []int64
+	if err == nil {
+		items = view.Int64s() // copied while the plan is alive
+	}
+	runtime.KeepAlive(p)
+	return items, err
+}
+
+// Dropped returns the items dropped (drop-last, rejected).
+func (p *Plan) Dropped() ([]int64, error) {
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	var view capi.View
+	err = capi.Flopspack_swig_plan_dropped(h, &view)
+	var items []int64
+	if err == nil {
+		items = view.Int64s() // copied while the plan is alive
+	}
+	runtime.KeepAlive(p)
+	return items, err
+}
+
+// Metrics returns the plan's quality figures.
+func (p *Plan) Metrics() (PlanMetrics, error) {
+	h, err := p.handle()
+	if err != nil {
+		return PlanMetrics{}, err
+	}
+	c := capi.NewFlopspack_plan_metrics_data() // struct_size set
+	defer capi.DeleteFlopspack_plan_metrics_data(c)
+	err = capi.Flopspack_swig_plan_metrics(h, c)
+	runtime.KeepAlive(p)
+	if err != nil {
+		return PlanMetrics{}, err
+	}
+	var m PlanMetrics
+	copyGetters(&m, c)
+	return m, nil
+}
+
+// copyGetters fills each field of *dst from the SWIG getter of the same
+// name (Get<snake_case> ~ CamelCase), so a field added to a C output struct
+// needs only the Go field. TestStructMirrors checks both sides agree.
+func copyGetters(dst interface{}, src interface{}) {
+	d := reflect.ValueOf(dst).Elem()
+	s := reflect.ValueOf(src)
+	for i := 0; i < s.NumMethod(); i++ {
+		name := s.Type().Method(i).Name
+		if !strings.HasPrefix(name, "Get") || name == "GetStruct_size" {
+			continue
+		}
+		field := d.FieldByNameFunc(func(f string) bool { return fieldMatches(f, name[3:]) })
+		if !field.IsValid() {
+			continue
+		}
+		v := s.Method(i).Call(nil)[0]
+		field.Set(v.Convert(field.Type()))
+	}
+}
+
+// fieldMatches compares a Go field name with a SWIG getter suffix
+// ("Gap_to_lower_bound" ~ "GapToLowerBound").
+func fieldMatches(goName, swigName string) bool {
+	return strings.EqualFold(goName, strings.ReplaceAll(swigName, "_", ""))
+}
+
+// String summarises the plan, e.g. "flopspack.Plan(groups=12 items=100 balance=0.9871)".
+func (p *Plan) String() string {
+	m, err := p.Metrics()
+	if err != nil {
+		return "flopspack.Plan(closed)"
+	}
+	text := fmt.Sprintf("flopspack.Plan(groups=%d items=%d balance=%.4f", m.NumGroups, m.NumItems, m.BalanceEfficiency)
+	if m.Capacity > 0 {
+		text += fmt.Sprintf(" fill=%.4f", m.Fill)
+	}
+	if m.NumRanks > 0 {
+		text += fmt.Sprintf(" ranks=%dx%d rank_balance=%.4f", m.NumRanks, m.MicrobatchesPerRank, m.RankBalanceEfficiency)
+	}
+	return text + ")"
+}
+
+// Close releases the C plan (idempotent).
+func (p *Plan) Close() error {
+	if p != nil && p.h != 0 {
+		capi.DeleteFlopspack_plan(capi.SwigcptrFlopspack_plan(p.h))
+		p.h = 0
+	}
+	return nil
+}

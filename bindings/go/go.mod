@@ -1,0 +1,3 @@
+module github.com/flopspack/flopspack/bindings/go
+
+go 1.19
