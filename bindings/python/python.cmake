@@ -1,6 +1,19 @@
 # The Python package `flopspack`: bindings/python/flopspack/*.py copied next to
 # the SWIG extension flopspack._capi.so in <build>/bindings/python, so that
 # PYTHONPATH=<build>/bindings/python imports it. Tests: pytest (python_test).
+# Without -DPython3_EXECUTABLE, take the first python3 that can import numpy
+# (a pyenv shim first on PATH often cannot see the system's numpy).
+if(NOT Python3_EXECUTABLE)
+  find_program(_py_on_path NAMES python3 NO_CACHE)
+  foreach(_candidate IN ITEMS ${_py_on_path} /usr/bin/python3)
+    execute_process(COMMAND ${_candidate} -c "import numpy"
+      RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    if(_rc EQUAL 0)
+      set(Python3_EXECUTABLE ${_candidate} CACHE FILEPATH "Python 3 interpreter")
+      break()
+    endif()
+  endforeach()
+endif()
 find_package(Python3 COMPONENTS Interpreter Development.Module NumPy)
 find_package(SWIG 4.0 COMPONENTS python)
 if(NOT Python3_FOUND OR NOT Python3_NumPy_FOUND OR NOT SWIG_FOUND)

@@ -1,0 +1,472 @@
+//! Raw FFI declarations of libflopspack, the stable C ABI declared in
+//! `include/flopspack/flopspack.h`. Use the safe `flopspack` crate instead.
+//!
+//! These declarations are written by hand (named constants, doc comments)
+//! and checked against `src/generated.rs`, bindgen's output for the same
+//! header, committed and refreshed by `regenerate.sh`: the generated module
+//! is compiled into this crate under `#![deny(clashing_extern_declarations)]`,
+//! so rustc rejects any function whose hand-written signature differs from
+//! the generated one; the tests below check that every generated function
+//! and struct is declared here and that struct layouts agree.
+#![deny(clashing_extern_declarations)]
+#![allow(non_camel_case_types)]
+
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+
+/// bindgen's view of the header, for the checks above only.
+#[allow(dead_code, non_upper_case_globals, non_snake_case, clippy::all)]
+mod generated {
+    include!("generated.rs");
+}
+
+pub const FLOPSPACK_VERSION_MAJOR: u32 = 1;
+pub const FLOPSPACK_VERSION_MINOR: u32 = 0;
+pub const FLOPSPACK_VERSION_PATCH: u32 = 0;
+pub const FLOPSPACK_VERSION_NUMBER: u32 =
+    FLOPSPACK_VERSION_MAJOR * 10000 + FLOPSPACK_VERSION_MINOR * 100 + FLOPSPACK_VERSION_PATCH;
+
+/// `flopspack_status`: 0 = OK; append-only.
+pub type flopspack_status = c_uint;
+pub const FLOPSPACK_OK: flopspack_status = 0;
+pub const FLOPSPACK_INVALID_ARGUMENT: flopspack_status = 1;
+pub const FLOPSPACK_OUT_OF_RANGE: flopspack_status = 2;
+pub const FLOPSPACK_INFEASIBLE: flopspack_status = 3;
+pub const FLOPSPACK_OUT_OF_MEMORY: flopspack_status = 4;
+pub const FLOPSPACK_INTERNAL: flopspack_status = 5;
+pub const FLOPSPACK_CALLBACK_FAILED: flopspack_status = 6;
+pub const FLOPSPACK_CANCELLED: flopspack_status = 7;
+pub const FLOPSPACK_BUFFER_TOO_SMALL: flopspack_status = 8;
+
+pub type flopspack_attention_span = c_uint;
+pub const FLOPSPACK_ATTENTION_DOCUMENT: flopspack_attention_span = 0;
+pub const FLOPSPACK_ATTENTION_SEQUENCE: flopspack_attention_span = 1;
+
+pub const FLOPSPACK_FIT_PER_SEQUENCE: u32 = 1;
+pub const FLOPSPACK_FIT_PER_DOCUMENT: u32 = 2;
+pub const FLOPSPACK_FIT_LINEAR: u32 = 4;
+pub const FLOPSPACK_FIT_QUADRATIC: u32 = 8;
+pub const FLOPSPACK_FIT_ALL: u32 = 15;
+
+/// Opaque handle types.
+#[repr(C)]
+pub struct flopspack_cost_model {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+pub struct flopspack_plan {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+pub struct flopspack_stream_packer {
+    _unused: [u8; 0],
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_transformer_config {
+    pub struct_size: u32,
+    pub num_layers: i64,
+    pub hidden_size: i64,
+    pub num_attention_heads: i64,
+    pub num_key_value_heads: i64,
+    pub head_dim: i64,
+    pub intermediate_size: i64,
+    pub vocab_size: i64,
+    pub gated_mlp: i32,
+    pub causal: i32,
+    pub recompute: i32,
+    pub attention_span: i32,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_fit_options {
+    pub struct_size: u32,
+    pub terms: u32,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_fit_report {
+    pub struct_size: u32,
+    pub per_sequence: f64,
+    pub per_document: f64,
+    pub linear: f64,
+    pub quadratic: f64,
+    pub r_squared: f64,
+    pub rms_residual: f64,
+    pub num_samples: u64,
+}
+
+/// `struct flopspack_plan_metrics` (see the header for each field).
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_plan_metrics {
+    pub struct_size: u32,
+    pub num_groups: u64,
+    pub num_items: u64,
+    pub max_group_cost: f64,
+    pub mean_group_cost: f64,
+    pub min_group_cost: f64,
+    pub total_cost: f64,
+    pub balance_efficiency: f64,
+    pub lower_bound: f64,
+    pub gap_to_lower_bound: f64,
+    pub real_tokens: i64,
+    pub computed_tokens: i64,
+    pub capacity: i64,
+    pub fill: f64,
+    pub padding_efficiency: f64,
+    pub num_ranks: u64,
+    pub microbatches_per_rank: u64,
+    pub max_rank_cost: f64,
+    pub mean_rank_cost: f64,
+    pub rank_balance_efficiency: f64,
+    pub rank_lower_bound: f64,
+    pub rank_gap_to_lower_bound: f64,
+    pub worst_slot_balance: f64,
+    pub split_items: u64,
+    pub truncated_items: u64,
+    pub deferred_items: u64,
+    pub dropped_items: u64,
+    pub truncated_tokens: i64,
+    pub deferred_tokens: i64,
+    pub dropped_tokens: i64,
+    pub num_steps: u64,
+    pub diversity_distance: f64,
+    pub diversity_distance_samples: f64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_stream_options {
+    pub struct_size: u32,
+    pub capacity: i64,
+    pub window: u64,
+    pub overflow: i32,
+    pub seed: u64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_stream_totals {
+    pub struct_size: u32,
+    pub documents_pushed: u64,
+    pub pieces_held: u64,
+    pub sequences_emitted: u64,
+    pub tokens_emitted: i64,
+    pub split_documents: u64,
+    pub truncated_documents: u64,
+    pub truncated_tokens: i64,
+}
+
+/// Cost of one packed sequence; return 0 and store a finite, non-negative
+/// cost, anything else fails the calling function (CALLBACK_FAILED).
+pub type flopspack_sequence_cost_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        document_lengths: *const i64,
+        n: usize,
+        out_cost: *mut f64,
+    ) -> c_int,
+>;
+
+extern "C" {
+    // Version, status, errors.
+    pub fn flopspack_version_number() -> u32;
+    pub fn flopspack_version_string() -> *const c_char;
+    pub fn flopspack_status_string(status: flopspack_status) -> *const c_char;
+    pub fn flopspack_last_error_message() -> *const c_char;
+
+    // Cost models.
+    pub fn flopspack_cost_model_tokens(out: *mut *mut flopspack_cost_model) -> flopspack_status;
+    pub fn flopspack_cost_model_polynomial(
+        per_sequence: f64,
+        per_document: f64,
+        linear: f64,
+        quadratic: f64,
+        out: *mut *mut flopspack_cost_model,
+    ) -> flopspack_status;
+    pub fn flopspack_transformer_config_init(config: *mut flopspack_transformer_config);
+    pub fn flopspack_cost_model_transformer(
+        config: *const flopspack_transformer_config,
+        out: *mut *mut flopspack_cost_model,
+    ) -> flopspack_status;
+    pub fn flopspack_fit_options_init(options: *mut flopspack_fit_options);
+    pub fn flopspack_cost_model_fit(
+        options: *const flopspack_fit_options,
+        document_lengths: *const i64,
+        sample_offsets: *const usize,
+        seconds: *const f64,
+        num_samples: usize,
+        report: *mut flopspack_fit_report,
+        out: *mut *mut flopspack_cost_model,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_custom(
+        fn_: flopspack_sequence_cost_fn,
+        user_data: *mut c_void,
+        out: *mut *mut flopspack_cost_model,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_sequence_cost(
+        model: *const flopspack_cost_model,
+        document_lengths: *const i64,
+        n: usize,
+        out_cost: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_document_costs(
+        model: *const flopspack_cost_model,
+        document_lengths: *const i64,
+        n: usize,
+        out_costs: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_padded_batch_cost(
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out_cost: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_sequence_overhead(
+        model: *const flopspack_cost_model,
+        out_overhead: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_is_additive(
+        model: *const flopspack_cost_model,
+        out_additive: *mut c_int,
+    ) -> flopspack_status;
+    pub fn flopspack_cost_model_destroy(model: *mut flopspack_cost_model);
+
+    // Plans.
+    pub fn flopspack_plan_group_count(plan: *const flopspack_plan) -> usize;
+    pub fn flopspack_plan_group(
+        plan: *const flopspack_plan,
+        group: usize,
+        items: *mut *const i64,
+        tokens: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_group_info(
+        plan: *const flopspack_plan,
+        group: usize,
+        real_tokens: *mut i64,
+        computed_tokens: *mut i64,
+        cost: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_group_slot(
+        plan: *const flopspack_plan,
+        group: usize,
+        rank: *mut usize,
+        microbatch: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_deferred(
+        plan: *const flopspack_plan,
+        items: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_dropped(
+        plan: *const flopspack_plan,
+        items: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_metrics(
+        plan: *const flopspack_plan,
+        out: *mut flopspack_plan_metrics,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_destroy(plan: *mut flopspack_plan);
+
+    // Streaming packer.
+    pub fn flopspack_stream_options_init(options: *mut flopspack_stream_options);
+    pub fn flopspack_stream_packer_create(
+        options: *const flopspack_stream_options,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_stream_packer,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_push(
+        packer: *mut flopspack_stream_packer,
+        lengths: *const i64,
+        n: usize,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_flush(packer: *mut flopspack_stream_packer) -> flopspack_status;
+    pub fn flopspack_stream_packer_ready(
+        packer: *const flopspack_stream_packer,
+        out_sequences: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_take(
+        packer: *mut flopspack_stream_packer,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_totals(
+        packer: *const flopspack_stream_packer,
+        out: *mut flopspack_stream_totals,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_save(
+        packer: *const flopspack_stream_packer,
+        buffer: *mut c_void,
+        capacity: usize,
+        size: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_restore(
+        bytes: *const c_void,
+        size: usize,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_stream_packer,
+    ) -> flopspack_status;
+    pub fn flopspack_stream_packer_destroy(packer: *mut flopspack_stream_packer);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Names of `pub fn` / `pub struct` items in Rust source text.
+    fn items(source: &str, keyword: &str) -> BTreeSet<String> {
+        source
+            .split(keyword)
+            .skip(1)
+            .filter_map(|rest| {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                name.starts_with("flopspack_").then_some(name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_generated_function_and_struct_is_declared_by_hand() {
+        let generated = include_str!("generated.rs");
+        let by_hand = include_str!("lib.rs");
+        for keyword in ["pub fn ", "pub struct "] {
+            let missing: Vec<_> = items(generated, keyword)
+                .difference(&items(by_hand, keyword))
+                .cloned()
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "declared in the header but not in lib.rs: {missing:?}"
+            );
+        }
+    }
+
+    macro_rules! same_layout {
+        ($t:ident { $($field:ident),* }) => {{
+            use std::mem::{align_of, size_of, MaybeUninit};
+            assert_eq!(size_of::<$t>(), size_of::<generated::$t>(), stringify!($t));
+            assert_eq!(align_of::<$t>(), align_of::<generated::$t>(), stringify!($t));
+            let a = MaybeUninit::<$t>::uninit();
+            let b = MaybeUninit::<generated::$t>::uninit();
+            $(
+                // SAFETY: addr_of! on a field of an uninitialised value reads nothing.
+                let (oa, ob) = unsafe {
+                    (std::ptr::addr_of!((*a.as_ptr()).$field) as usize - a.as_ptr() as usize,
+                     std::ptr::addr_of!((*b.as_ptr()).$field) as usize - b.as_ptr() as usize)
+                };
+                assert_eq!(oa, ob, concat!(stringify!($t), ".", stringify!($field)));
+            )*
+        }};
+    }
+
+    #[test]
+    fn struct_layouts_match_the_header() {
+        same_layout!(flopspack_transformer_config {
+            struct_size,
+            num_layers,
+            hidden_size,
+            num_attention_heads,
+            num_key_value_heads,
+            head_dim,
+            intermediate_size,
+            vocab_size,
+            gated_mlp,
+            causal,
+            recompute,
+            attention_span
+        });
+        same_layout!(flopspack_fit_options { struct_size, terms });
+        same_layout!(flopspack_fit_report {
+            struct_size,
+            per_sequence,
+            per_document,
+            linear,
+            quadratic,
+            r_squared,
+            rms_residual,
+            num_samples
+        });
+        same_layout!(flopspack_plan_metrics {
+            struct_size,
+            num_groups,
+            num_items,
+            max_group_cost,
+            mean_group_cost,
+            min_group_cost,
+            total_cost,
+            balance_efficiency,
+            lower_bound,
+            gap_to_lower_bound,
+            real_tokens,
+            computed_tokens,
+            capacity,
+            fill,
+            padding_efficiency,
+            num_ranks,
+            microbatches_per_rank,
+            max_rank_cost,
+            mean_rank_cost,
+            rank_balance_efficiency,
+            rank_lower_bound,
+            rank_gap_to_lower_bound,
+            worst_slot_balance,
+            split_items,
+            truncated_items,
+            deferred_items,
+            dropped_items,
+            truncated_tokens,
+            deferred_tokens,
+            dropped_tokens,
+            num_steps,
+            diversity_distance,
+            diversity_distance_samples
+        });
+        same_layout!(flopspack_stream_options {
+            struct_size,
+            capacity,
+            window,
+            overflow,
+            seed
+        });
+        same_layout!(flopspack_stream_totals {
+            struct_size,
+            documents_pushed,
+            pieces_held,
+            sequences_emitted,
+            tokens_emitted,
+            split_documents,
+            truncated_documents,
+            truncated_tokens
+        });
+    }
+
+    #[test]
+    fn constants_match_the_header() {
+        assert_eq!(
+            FLOPSPACK_VERSION_NUMBER,
+            generated::FLOPSPACK_VERSION_NUMBER
+        );
+        assert_eq!(FLOPSPACK_FIT_ALL, generated::FLOPSPACK_FIT_ALL);
+        assert_eq!(
+            FLOPSPACK_BUFFER_TOO_SMALL,
+            generated::flopspack_status_FLOPSPACK_BUFFER_TOO_SMALL
+        );
+        assert_eq!(
+            FLOPSPACK_ATTENTION_SEQUENCE,
+            generated::flopspack_attention_span_FLOPSPACK_ATTENTION_SEQUENCE
+        );
+        // SAFETY: no arguments; the library is linked.
+        assert_eq!(
+            unsafe { flopspack_version_number() },
+            FLOPSPACK_VERSION_NUMBER
+        );
+    }
+}
