@@ -1,0 +1,199 @@
+// The golden vectors (tests/golden/*.json, written by tests/golden/generate.cc
+// and reviewed): the C ABI must reproduce every cost, assignment and metric
+// to the last bit. The Python, Go and Rust bindings run the same check on
+// the same files.
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../golden/golden_io.h"
+#include "capi_test_util.h"
+
+namespace {
+
+using golden::Value;
+
+Value Load(const std::string& file) {
+  std::ifstream in(std::string(FLOPSPACK_GOLDEN_DIR) + "/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  Value v = golden::Parse(text.str());
+  EXPECT_EQ(v["format"].text, "flopspack-golden-1");
+  return v;
+}
+
+uint64_t Bits(double d) {
+  uint64_t b;
+  std::memcpy(&b, &d, sizeof(b));
+  return b;
+}
+
+// Equal to the last bit (a golden double is exact, not approximate).
+#define EXPECT_SAME_DOUBLE(actual, expected) \
+  EXPECT_EQ(Bits(actual), Bits(expected)) << (actual) << " vs " << (expected)
+
+void ExpectPlan(const flopspack_plan* plan, const Value& want, const std::string& where) {
+  SCOPED_TRACE(where);
+  const std::vector<Value>& groups = want["groups"].items;
+  ASSERT_EQ(flopspack_plan_group_count(plan), groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const int64_t* items = nullptr;
+    const int64_t* tokens = nullptr;
+    size_t n = 0;
+    ASSERT_EQ(flopspack_plan_group(plan, g, &items, &tokens, &n), FLOPSPACK_OK);
+    EXPECT_EQ(std::vector<int64_t>(items, items + n), groups[g]["items"].AsInts()) << "group " << g;
+    EXPECT_EQ(std::vector<int64_t>(tokens, tokens + n), groups[g]["tokens"].AsInts());
+    int64_t real = 0, computed = 0;
+    double cost = 0;
+    ASSERT_EQ(flopspack_plan_group_info(plan, g, &real, &computed, &cost), FLOPSPACK_OK);
+    EXPECT_EQ(real, groups[g]["real_tokens"].AsInt());
+    EXPECT_EQ(computed, groups[g]["computed_tokens"].AsInt());
+    EXPECT_SAME_DOUBLE(cost, groups[g]["cost"].AsDouble());
+    size_t rank = 0, slot = 0;
+    const bool has_slot = flopspack_plan_group_slot(plan, g, &rank, &slot) == FLOPSPACK_OK;
+    EXPECT_EQ(has_slot, groups[g].has("slot"));
+    if (has_slot && groups[g].has("slot")) {
+      EXPECT_EQ(int64_t(rank), groups[g]["slot"].items[0].AsInt());
+      EXPECT_EQ(int64_t(slot), groups[g]["slot"].items[1].AsInt());
+    }
+  }
+  const int64_t* list = nullptr;
+  size_t n = 0;
+  ASSERT_EQ(flopspack_plan_deferred(plan, &list, &n), FLOPSPACK_OK);
+  EXPECT_EQ(std::vector<int64_t>(list, list + n), want["deferred"].AsInts());
+  ASSERT_EQ(flopspack_plan_dropped(plan, &list, &n), FLOPSPACK_OK);
+  EXPECT_EQ(std::vector<int64_t>(list, list + n), want["dropped"].AsInts());
+  struct flopspack_plan_metrics m;
+  m.struct_size = sizeof(m);
+  ASSERT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
+  const Value& metrics = want["metrics"];
+#define GOLDEN_CHECK(field, kind)                                              \
+  if (#kind[0] == 'd') {                                                       \
+    EXPECT_SAME_DOUBLE(double(m.field), metrics[#field].AsDouble()) << #field; \
+  } else {                                                                     \
+    EXPECT_EQ(int64_t(m.field), metrics[#field].AsInt()) << #field;            \
+  }
+  FLOPSPACK_GOLDEN_PLAN_METRICS(GOLDEN_CHECK)
+#undef GOLDEN_CHECK
+  size_t fields = 0;
+#define GOLDEN_COUNT(field, kind) ++fields;
+  FLOPSPACK_GOLDEN_PLAN_METRICS(GOLDEN_COUNT)
+#undef GOLDEN_COUNT
+  EXPECT_EQ(metrics.fields.size(), fields) << "metrics fields in the file vs the struct";
+}
+
+TEST(GoldenTest, CostModels) {
+  const Value file = Load("cost_models.json");
+  ASSERT_GE(file["cases"].items.size(), 8u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    flopspack_cost_model* model = golden::MakeModel(c["model"]);
+    double overhead = 0;
+    int additive = -1;
+    ASSERT_EQ(flopspack_cost_model_sequence_overhead(model, &overhead), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_cost_model_is_additive(model, &additive), FLOPSPACK_OK);
+    EXPECT_SAME_DOUBLE(overhead, c["sequence_overhead"].AsDouble());
+    EXPECT_EQ(additive, c["is_additive"].AsInt());
+    if (c.has("fit_report")) {
+      const Value& spec = c["model"];
+      flopspack_fit_options options;
+      flopspack_fit_options_init(&options);
+      options.terms = static_cast<uint32_t>(spec["terms"].AsInt());
+      const std::vector<int64_t> lengths = spec["lengths"].AsInts();
+      std::vector<size_t> offsets;
+      for (int64_t o : spec["offsets"].AsInts()) offsets.push_back(static_cast<size_t>(o));
+      const std::vector<double> seconds = spec["seconds"].AsDoubles();
+      flopspack_fit_report r;
+      r.struct_size = sizeof(r);
+      flopspack_cost_model* again = nullptr;
+      ASSERT_EQ(flopspack_cost_model_fit(&options, lengths.data(), offsets.data(), seconds.data(),
+                                         seconds.size(), &r, &again),
+                FLOPSPACK_OK);
+      flopspack_cost_model_destroy(again);
+      const Value& want = c["fit_report"];
+#define GOLDEN_CHECK(field, kind)                                           \
+  if (#kind[0] == 'd') {                                                    \
+    EXPECT_SAME_DOUBLE(double(r.field), want[#field].AsDouble()) << #field; \
+  } else {                                                                  \
+    EXPECT_EQ(int64_t(r.field), want[#field].AsInt()) << #field;            \
+  }
+      FLOPSPACK_GOLDEN_FIT_REPORT(GOLDEN_CHECK)
+#undef GOLDEN_CHECK
+    }
+    for (const Value& q : c["queries"].items) {
+      const std::vector<int64_t> lengths = q["lengths"].AsInts();
+      double sequence = 0, padded = 0;
+      std::vector<double> per(lengths.size());
+      ASSERT_EQ(
+          flopspack_cost_model_sequence_cost(model, lengths.data(), lengths.size(), &sequence),
+          FLOPSPACK_OK);
+      ASSERT_EQ(
+          flopspack_cost_model_padded_batch_cost(model, lengths.data(), lengths.size(), &padded),
+          FLOPSPACK_OK);
+      ASSERT_EQ(
+          flopspack_cost_model_document_costs(model, lengths.data(), lengths.size(), per.data()),
+          FLOPSPACK_OK);
+      EXPECT_SAME_DOUBLE(sequence, q["sequence_cost"].AsDouble());
+      EXPECT_SAME_DOUBLE(padded, q["padded_batch_cost"].AsDouble());
+      const std::vector<double> want = q["document_costs"].AsDoubles();
+      ASSERT_EQ(per.size(), want.size());
+      for (size_t i = 0; i < per.size(); ++i) EXPECT_SAME_DOUBLE(per[i], want[i]);
+    }
+    flopspack_cost_model_destroy(model);
+  }
+}
+
+TEST(GoldenTest, StreamPacker) {
+  const Value file = Load("stream_packer.json");
+  ASSERT_GE(file["cases"].items.size(), 3u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    flopspack_cost_model* model = golden::MakeModel(c["model"]);
+    const Value& o = c["options"];
+    flopspack_stream_options options;
+    flopspack_stream_options_init(&options);
+    options.capacity = o["capacity"].AsInt();
+    options.window = static_cast<uint64_t>(o["window"].AsInt());
+    options.overflow = static_cast<int32_t>(o["overflow"].AsInt());
+    options.seed = static_cast<uint64_t>(o["seed"].AsInt());
+    flopspack_stream_packer* packer = nullptr;
+    ASSERT_EQ(flopspack_stream_packer_create(&options, model, &packer), FLOPSPACK_OK);
+    flopspack_cost_model_destroy(model);  // the packer keeps its own reference
+    size_t step = 0;
+    for (const Value& op : c["script"].items) {
+      const std::string& kind = op["op"].text;
+      const std::string where = "step " + std::to_string(step++) + " " + kind;
+      if (kind == "push") {
+        const std::vector<int64_t> lengths = op["lengths"].AsInts();
+        ASSERT_EQ(flopspack_stream_packer_push(packer, lengths.data(), lengths.size()),
+                  FLOPSPACK_OK);
+      } else if (kind == "flush") {
+        ASSERT_EQ(flopspack_stream_packer_flush(packer), FLOPSPACK_OK);
+      } else if (kind == "ready") {
+        size_t ready = 0;
+        ASSERT_EQ(flopspack_stream_packer_ready(packer, &ready), FLOPSPACK_OK);
+        EXPECT_EQ(int64_t(ready), op["expect"].AsInt()) << where;
+      } else if (kind == "take") {
+        flopspack_plan* plan = nullptr;
+        ASSERT_EQ(flopspack_stream_packer_take(packer, &plan), FLOPSPACK_OK);
+        ExpectPlan(plan, op["plan"], where);
+        flopspack_plan_destroy(plan);
+      } else if (kind == "totals") {
+        flopspack_stream_totals t;
+        t.struct_size = sizeof(t);
+        ASSERT_EQ(flopspack_stream_packer_totals(packer, &t), FLOPSPACK_OK);
+#define GOLDEN_CHECK(field, kind) \
+  EXPECT_EQ(int64_t(t.field), op["expect"][#field].AsInt()) << #field;
+        FLOPSPACK_GOLDEN_STREAM_TOTALS(GOLDEN_CHECK)
+#undef GOLDEN_CHECK
+      } else {
+        FAIL() << "unknown op " << kind;
+      }
+    }
+    flopspack_stream_packer_destroy(packer);
+  }
+}
+
+}  // namespace

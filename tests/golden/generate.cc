@@ -1,0 +1,372 @@
+// Writes the golden vectors (tests/golden/*.json) from the C++ core through
+// the C ABI. Run once when an algorithm changes on purpose, review the diff,
+// commit:  build/tests/golden/golden_generate tests/golden
+// Every binding's tests (C++, Python, Go, Rust) read these files and must
+// reproduce every assignment and every metric to the last bit. The inputs
+// are written into the files, so readers need nothing but the JSON.
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "golden_io.h"
+
+namespace {
+
+using golden::Writer;
+
+void Check(flopspack_status status, const char* what) {
+  if (status != FLOPSPACK_OK) {
+    throw std::runtime_error(std::string(what) + ": " + flopspack_last_error_message());
+  }
+}
+
+// Deterministic pseudo-random lengths in [1, max] (64-bit LCG, top bits);
+// the values are written into the files, so this is not part of the format.
+std::vector<int64_t> Lengths(size_t n, int64_t max, uint64_t seed) {
+  std::vector<int64_t> out;
+  uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (size_t i = 0; i < n; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    out.push_back(1 + static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(max)));
+  }
+  return out;
+}
+
+std::string Transformer(int64_t layers, int64_t hidden, int64_t heads, int64_t kv_heads,
+                        int64_t head_dim, int64_t ffn, int64_t vocab, int gated, int causal,
+                        int recompute, int span) {
+  return "{\"kind\": \"transformer\", \"num_layers\": " + std::to_string(layers) +
+         ", \"hidden_size\": " + std::to_string(hidden) +
+         ", \"num_attention_heads\": " + std::to_string(heads) +
+         ", \"num_key_value_heads\": " + std::to_string(kv_heads) +
+         ", \"head_dim\": " + std::to_string(head_dim) +
+         ", \"intermediate_size\": " + std::to_string(ffn) +
+         ", \"vocab_size\": " + std::to_string(vocab) +
+         ", \"gated_mlp\": " + std::to_string(gated) + ", \"causal\": " + std::to_string(causal) +
+         ", \"recompute\": " + std::to_string(recompute) +
+         ", \"attention_span\": " + std::to_string(span) + "}";
+}
+
+std::string Polynomial(double s, double d, double l, double q) {
+  Writer w;
+  w.Raw("{\"kind\": \"polynomial\", \"per_sequence\": ");
+  w.Double(s);
+  w.Raw(", \"per_document\": ");
+  w.Double(d);
+  w.Raw(", \"linear\": ");
+  w.Double(l);
+  w.Raw(", \"quadratic\": ");
+  w.Double(q);
+  w.Raw("}");
+  return w.out;
+}
+
+// A fit spec: samples of 1-4 documents whose "measured" time is a known
+// polynomial plus a deterministic wobble, so the fit has residuals.
+std::string Fit(uint32_t terms, size_t samples, uint64_t seed) {
+  std::vector<int64_t> lengths;
+  std::vector<int64_t> offsets = {0};
+  std::vector<double> seconds;
+  std::vector<int64_t> pool = Lengths(samples * 4, 16384, seed);
+  size_t next = 0;
+  for (size_t i = 0; i < samples; ++i) {
+    const size_t docs = 1 + i % 4;
+    double t = 0.003;
+    for (size_t j = 0; j < docs; ++j) {
+      const double l = static_cast<double>(pool[next]);
+      lengths.push_back(pool[next++]);
+      t += 1e-5 + 2e-7 * l + 3e-12 * l * l;
+    }
+    t *= 1.0 + 0.01 * static_cast<double>(static_cast<int>(i % 7) - 3);
+    seconds.push_back(t);
+    offsets.push_back(static_cast<int64_t>(lengths.size()));
+  }
+  Writer w;
+  w.Raw("{\"kind\": \"fit\", \"terms\": " + std::to_string(terms) + ", \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(", \"offsets\": ");
+  w.Ints(offsets);
+  w.Raw(", \"seconds\": ");
+  w.Doubles(seconds);
+  w.Raw("}");
+  return w.out;
+}
+
+void WriteCostCase(Writer& w, const std::string& name, const std::string& spec_text,
+                   const std::vector<std::vector<int64_t>>& queries) {
+  const golden::Value spec = golden::Parse(spec_text);
+  flopspack_cost_model* model = golden::MakeModel(spec);
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(",\n     \"model\": " + spec_text);
+  double overhead = 0;
+  int additive = 0;
+  Check(flopspack_cost_model_sequence_overhead(model, &overhead), "overhead");
+  Check(flopspack_cost_model_is_additive(model, &additive), "additive");
+  w.Raw(",\n     \"sequence_overhead\": ");
+  w.Double(overhead);
+  w.Raw(", \"is_additive\": ");
+  w.Int(additive);
+  if (spec["kind"].text == "fit") {
+    // The report, from a second fit of the same samples.
+    flopspack_fit_options options;
+    flopspack_fit_options_init(&options);
+    options.terms = static_cast<uint32_t>(spec["terms"].AsInt());
+    const std::vector<int64_t> lengths = spec["lengths"].AsInts();
+    std::vector<size_t> offsets;
+    for (int64_t o : spec["offsets"].AsInts()) offsets.push_back(static_cast<size_t>(o));
+    const std::vector<double> seconds = spec["seconds"].AsDoubles();
+    flopspack_fit_report report;
+    report.struct_size = sizeof(report);
+    flopspack_cost_model* again = nullptr;
+    Check(flopspack_cost_model_fit(&options, lengths.data(), offsets.data(), seconds.data(),
+                                   seconds.size(), &report, &again),
+          "fit");
+    flopspack_cost_model_destroy(again);
+    w.Raw(",\n     \"fit_report\": {");
+    const char* sep = "";
+#define GOLDEN_WRITE(field, kind)   \
+  w.Raw(sep);                       \
+  sep = ", ";                       \
+  w.Key(#field);                    \
+  if (#kind[0] == 'd') {            \
+    w.Double(double(report.field)); \
+  } else {                          \
+    w.UInt(uint64_t(report.field)); \
+  }
+    FLOPSPACK_GOLDEN_FIT_REPORT(GOLDEN_WRITE)
+#undef GOLDEN_WRITE
+    w.Raw("}");
+  }
+  w.Raw(",\n     \"queries\": [");
+  for (size_t q = 0; q < queries.size(); ++q) {
+    const std::vector<int64_t>& lengths = queries[q];
+    double sequence = 0, padded = 0;
+    std::vector<double> per(lengths.size());
+    Check(flopspack_cost_model_sequence_cost(model, lengths.data(), lengths.size(), &sequence),
+          "sequence_cost");
+    Check(flopspack_cost_model_document_costs(model, lengths.data(), lengths.size(), per.data()),
+          "document_costs");
+    Check(flopspack_cost_model_padded_batch_cost(model, lengths.data(), lengths.size(), &padded),
+          "padded_batch_cost");
+    w.Raw(q ? ",\n       {" : "\n       {");
+    w.Key("lengths");
+    w.Ints(lengths);
+    w.Raw(", ");
+    w.Key("sequence_cost");
+    w.Double(sequence);
+    w.Raw(", ");
+    w.Key("padded_batch_cost");
+    w.Double(padded);
+    w.Raw(", ");
+    w.Key("document_costs");
+    w.Doubles(per);
+    w.Raw("}");
+  }
+  w.Raw("]}");
+  flopspack_cost_model_destroy(model);
+}
+
+void WritePlan(Writer& w, const flopspack_plan* plan, const std::string& indent) {
+  const size_t groups = flopspack_plan_group_count(plan);
+  w.Raw("{\"groups\": [");
+  for (size_t g = 0; g < groups; ++g) {
+    const int64_t* items = nullptr;
+    const int64_t* tokens = nullptr;
+    size_t n = 0;
+    Check(flopspack_plan_group(plan, g, &items, &tokens, &n), "group");
+    int64_t real = 0, computed = 0;
+    double cost = 0;
+    Check(flopspack_plan_group_info(plan, g, &real, &computed, &cost), "group_info");
+    w.Raw(g ? ",\n" + indent + "  {" : "\n" + indent + "  {");
+    w.Key("items");
+    w.Ints(std::vector<int64_t>(items, items + n));
+    w.Raw(", ");
+    w.Key("tokens");
+    w.Ints(std::vector<int64_t>(tokens, tokens + n));
+    w.Raw(", ");
+    w.Key("real_tokens");
+    w.Int(real);
+    w.Raw(", ");
+    w.Key("computed_tokens");
+    w.Int(computed);
+    w.Raw(", ");
+    w.Key("cost");
+    w.Double(cost);
+    size_t rank = 0, slot = 0;
+    if (flopspack_plan_group_slot(plan, g, &rank, &slot) == FLOPSPACK_OK) {
+      w.Raw(", ");
+      w.Key("slot");
+      w.Ints(std::vector<uint64_t>{rank, slot});
+    }
+    w.Raw("}");
+  }
+  w.Raw("],\n" + indent + " ");
+  const int64_t* list = nullptr;
+  size_t n = 0;
+  Check(flopspack_plan_deferred(plan, &list, &n), "deferred");
+  w.Key("deferred");
+  w.Ints(std::vector<int64_t>(list, list + n));
+  w.Raw(", ");
+  Check(flopspack_plan_dropped(plan, &list, &n), "dropped");
+  w.Key("dropped");
+  w.Ints(std::vector<int64_t>(list, list + n));
+  struct flopspack_plan_metrics m;
+  m.struct_size = sizeof(m);
+  Check(flopspack_plan_metrics(plan, &m), "metrics");
+  w.Raw(",\n" + indent + " \"metrics\": {");
+  const char* sep = "";
+#define GOLDEN_WRITE(field, kind) \
+  w.Raw(sep);                     \
+  sep = ", ";                     \
+  w.Key(#field);                  \
+  if (#kind[0] == 'd') {          \
+    w.Double(double(m.field));    \
+  } else if (#kind[0] == 'i') {   \
+    w.Int(int64_t(m.field));      \
+  } else {                        \
+    w.UInt(uint64_t(m.field));    \
+  }
+  FLOPSPACK_GOLDEN_PLAN_METRICS(GOLDEN_WRITE)
+#undef GOLDEN_WRITE
+  w.Raw("}}");
+}
+
+// A streaming packer case: push chunks, take after each, flush, take, and
+// record ready counts and totals along the way.
+void WriteStreamCase(Writer& w, const std::string& name, const std::string& model_text,
+                     int64_t capacity, uint64_t window, int overflow, uint64_t seed,
+                     const std::vector<int64_t>& lengths, size_t chunk) {
+  const golden::Value model_spec = golden::Parse(model_text);
+  flopspack_cost_model* model = golden::MakeModel(model_spec);
+  flopspack_stream_options options;
+  flopspack_stream_options_init(&options);
+  options.capacity = capacity;
+  options.window = window;
+  options.overflow = overflow;
+  options.seed = seed;
+  flopspack_stream_packer* packer = nullptr;
+  Check(flopspack_stream_packer_create(&options, model, &packer), "stream create");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(",\n     \"model\": " + model_text +
+        ",\n     \"options\": {\"capacity\": " + std::to_string(capacity) +
+        ", \"window\": " + std::to_string(window) + ", \"overflow\": " + std::to_string(overflow) +
+        ", \"seed\": " + std::to_string(seed) + "},\n     \"script\": [");
+  const char* sep = "\n";
+  auto take = [&] {
+    size_t ready = 0;
+    Check(flopspack_stream_packer_ready(packer, &ready), "ready");
+    w.Raw(sep);
+    w.Raw("      {\"op\": \"ready\", \"expect\": " + std::to_string(ready) + "},\n");
+    flopspack_plan* plan = nullptr;
+    Check(flopspack_stream_packer_take(packer, &plan), "take");
+    w.Raw("      {\"op\": \"take\", \"plan\": ");
+    WritePlan(w, plan, "        ");
+    w.Raw("}");
+    sep = ",\n";
+    flopspack_plan_destroy(plan);
+  };
+  for (size_t i = 0; i < lengths.size(); i += chunk) {
+    const size_t n = std::min(chunk, lengths.size() - i);
+    Check(flopspack_stream_packer_push(packer, lengths.data() + i, n), "push");
+    w.Raw(sep);
+    w.Raw("      {\"op\": \"push\", \"lengths\": ");
+    w.Ints(std::vector<int64_t>(lengths.begin() + i, lengths.begin() + i + n));
+    w.Raw("}");
+    sep = ",\n";
+    take();
+  }
+  Check(flopspack_stream_packer_flush(packer), "flush");
+  w.Raw(",\n      {\"op\": \"flush\"}");
+  take();
+  flopspack_stream_totals totals;
+  totals.struct_size = sizeof(totals);
+  Check(flopspack_stream_packer_totals(packer, &totals), "totals");
+  w.Raw(",\n      {\"op\": \"totals\", \"expect\": {");
+  const char* fsep = "";
+#define GOLDEN_WRITE(field, kind)   \
+  w.Raw(fsep);                      \
+  fsep = ", ";                      \
+  w.Key(#field);                    \
+  if (#kind[0] == 'i') {            \
+    w.Int(int64_t(totals.field));   \
+  } else {                          \
+    w.UInt(uint64_t(totals.field)); \
+  }
+  FLOPSPACK_GOLDEN_STREAM_TOTALS(GOLDEN_WRITE)
+#undef GOLDEN_WRITE
+  w.Raw("}}]}");
+  flopspack_stream_packer_destroy(packer);
+  flopspack_cost_model_destroy(model);
+}
+
+void Save(const std::string& dir, const std::string& file, const std::string& kind,
+          const std::string& cases) {
+  std::ofstream out(dir + "/" + file);
+  out << "{\"format\": \"flopspack-golden-1\", \"kind\": \"" << kind
+      << "\", \"generator\": \"tests/golden/generate.cc\", \"library_version\": \""
+      << flopspack_version_string() << "\",\n \"cases\": [\n"
+      << cases << "\n ]}\n";
+  if (!out) throw std::runtime_error("cannot write " + dir + "/" + file);
+  std::cout << "wrote " << dir << "/" << file << "\n";
+}
+
+std::string CostModels() {
+  const std::vector<std::vector<int64_t>> queries = {
+      {1}, {8192}, {1000, 3000, 4096}, {131072}, {7, 77, 777, 7777, 77777}, Lengths(24, 32768, 1)};
+  Writer w;
+  const std::vector<std::pair<std::string, std::string>> models = {
+      {"tokens", "{\"kind\": \"tokens\"}"},
+      {"polynomial/integers", Polynomial(7, 1, 2, 0.25)},
+      {"polynomial/seconds", Polynomial(1e-3, 2.5e-6, 1.7e-9, 3.3e-13)},
+      {"transformer/llama3-8b", Transformer(32, 4096, 32, 8, 0, 14336, 128256, 1, 1, 0, 0)},
+      {"transformer/gpt-1.3b-no-causal-saving",
+       Transformer(24, 2048, 16, 16, 0, 8192, 50257, 0, 0, 0, 0)},
+      {"transformer/70b-recompute", Transformer(80, 8192, 64, 8, 0, 28672, 128256, 1, 1, 1, 0)},
+      {"transformer/sequence-attention", Transformer(32, 4096, 32, 8, 0, 14336, 0, 1, 1, 0, 1)},
+      {"transformer/explicit-head-dim",
+       Transformer(28, 3072, 16, 16, 256, 24576, 256000, 1, 1, 0, 0)},
+      {"fit/all-terms", Fit(FLOPSPACK_FIT_ALL, 40, 2)},
+      {"fit/sequence-and-quadratic",
+       Fit(FLOPSPACK_FIT_PER_SEQUENCE | FLOPSPACK_FIT_QUADRATIC, 25, 3)},
+  };
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (i) w.Raw(",\n");
+    WriteCostCase(w, models[i].first, models[i].second, queries);
+  }
+  return w.out;
+}
+
+std::string StreamPacker() {
+  Writer w;
+  WriteStreamCase(w, "stream/tokens-bfd", "{\"kind\": \"tokens\"}", 4096, 64, 2, 0,
+                  Lengths(300, 6000, 11), 50);
+  w.Raw(",\n");
+  WriteStreamCase(w, "stream/truncate-polynomial-seeded", Polynomial(5, 1, 0.5, 0.001), 2048, 20, 1,
+                  7, Lengths(120, 3000, 12), 30);
+  w.Raw(",\n");
+  WriteStreamCase(w, "stream/split-transformer-small-window",
+                  Transformer(2, 64, 4, 4, 0, 256, 0, 0, 1, 0, 0), 1000, 10, 2, 12345,
+                  Lengths(90, 2500, 13), 9);
+  return w.out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: " << argv[0] << " <tests/golden directory>\n";
+    return 2;
+  }
+  try {
+    Save(argv[1], "cost_models.json", "cost", CostModels());
+    Save(argv[1], "stream_packer.json", "stream", StreamPacker());
+  } catch (const std::exception& e) {
+    std::cerr << "golden_generate: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

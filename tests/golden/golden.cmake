@@ -1,0 +1,8 @@
+# The golden-vector generator (not a test): writes tests/golden/*.json from
+# the C++ core. Run build/tests/golden/golden_generate tests/golden after an
+# intended change, review the diff, commit. See tests/golden/README.md.
+add_executable(golden_generate ${CMAKE_CURRENT_LIST_DIR}/generate.cc)
+set_target_properties(golden_generate PROPERTIES CXX_STANDARD 17
+  RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests/golden)
+target_compile_options(golden_generate PRIVATE ${FLOPSPACK_WARNINGS})
+target_link_libraries(golden_generate PRIVATE flopspack)
