@@ -36,10 +36,13 @@
 %numpy_typemaps(int64_t, NPY_INT64, size_t)
 %numpy_typemaps(double, NPY_DOUBLE, size_t)
 %numpy_typemaps(size_t, NPY_UINTP, size_t)
+%numpy_typemaps(unsigned char, NPY_UBYTE, size_t)
 %apply (int64_t* IN_ARRAY1, size_t DIM1) { (const int64_t* LENGTHS, size_t N) };
 %apply (double* IN_ARRAY1, size_t DIM1) { (const double* VALUES, size_t N) };
 %apply (size_t* IN_ARRAY1, size_t DIM1) { (const size_t* OFFSETS, size_t N) };
 %apply (double* INPLACE_ARRAY1, size_t DIM1) { (double* OUT_VALUES, size_t N) };
+%apply (unsigned char* IN_ARRAY1, size_t DIM1) { (const unsigned char* BYTES, size_t N) };
+%apply (unsigned char* INPLACE_ARRAY1, size_t DIM1) { (unsigned char* OUT_BYTES, size_t N) };
 
 /* A borrowed view, copied into a new numpy array (the plan may die first). */
 %typemap(in, numinputs=0, noblock=1) (const int64_t** VIEW, size_t* N)

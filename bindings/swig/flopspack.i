@@ -15,6 +15,8 @@
  *   size_t* OUT_SIZE, int64_t* OUT_INT64
  *   SWIGTYPE* OUT_STRUCT                 an output struct (struct_size preset)
  *   (const int64_t** VIEW, size_t* N)    a borrowed view, copied into a native array
+ *   (const unsigned char* BYTES, size_t N)  native bytes in, no copy
+ *   (unsigned char* OUT_BYTES, size_t N)    caller-allocated bytes, written in place
  *
  * What this file holds: the whitelist of wrapped functions (every function is
  * ignored unless listed in the WHITELIST below), the handle types as owning
@@ -81,12 +83,22 @@ FLOPSPACK_WRAP(flopspack_swig_plan_group_items)
 FLOPSPACK_WRAP(flopspack_swig_plan_group_tokens)
 FLOPSPACK_WRAP(flopspack_swig_plan_deferred)
 FLOPSPACK_WRAP(flopspack_swig_plan_dropped)
+/* streaming packer */
+FLOPSPACK_WRAP(flopspack_stream_packer_create)
+FLOPSPACK_WRAP(flopspack_stream_packer_push)
+FLOPSPACK_WRAP(flopspack_stream_packer_flush)
+FLOPSPACK_WRAP(flopspack_stream_packer_ready)
+FLOPSPACK_WRAP(flopspack_stream_packer_take)
+FLOPSPACK_WRAP(flopspack_stream_packer_totals)
+FLOPSPACK_WRAP(flopspack_swig_stream_packer_save)
+FLOPSPACK_WRAP(flopspack_swig_stream_packer_restore)
 /* Deliberately not wrapped: flopspack_last_error_message (read by the status
  * typemap inside each call), flopspack_*_destroy (called by the handle
  * destructors), flopspack_cost_model_custom (a per-language trampoline),
  * flopspack_cost_model_fit / _document_costs / flopspack_plan_group /
  * _deferred / _dropped / flopspack_plan_metrics (array sizes implied, or the
- * struct/function name clash: see the helpers). */
+ * struct/function name clash: see the helpers), flopspack_stream_packer_save /
+ * _restore (void* buffers: see the helpers). */
 
 /* ---- Handles: owning objects, destroyed exactly once. ---- */
 %define FLOPSPACK_HANDLE(type, destroy)
@@ -100,6 +112,7 @@ struct type {};
 
 FLOPSPACK_HANDLE(flopspack_cost_model, flopspack_cost_model_destroy)
 FLOPSPACK_HANDLE(flopspack_plan, flopspack_plan_destroy)
+FLOPSPACK_HANDLE(flopspack_stream_packer, flopspack_stream_packer_destroy)
 
 /* ---- Output structs: constructed with struct_size already set. ---- */
 %define FLOPSPACK_OUTPUT_STRUCT(type, ctype)
@@ -123,6 +136,7 @@ typedef struct flopspack_plan_metrics flopspack_plan_metrics_data;
 %}
 FLOPSPACK_OUTPUT_STRUCT(flopspack_plan_metrics_data, flopspack_plan_metrics_data)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_fit_report, flopspack_fit_report)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_stream_totals, flopspack_stream_totals)
 
 /* ---- Option structs: constructed with the library's defaults. ---- */
 %define FLOPSPACK_OPTIONS_STRUCT(type, init)
@@ -137,8 +151,11 @@ FLOPSPACK_OUTPUT_STRUCT(flopspack_fit_report, flopspack_fit_report)
 %enddef
 FLOPSPACK_OPTIONS_STRUCT(flopspack_transformer_config, flopspack_transformer_config_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_stream_options, flopspack_stream_options_init)
 
-%apply SWIGTYPE* OUT_STRUCT { flopspack_plan_metrics_data* out, flopspack_fit_report* report };
+%apply SWIGTYPE* OUT_STRUCT {
+  flopspack_plan_metrics_data* out, flopspack_fit_report* report, flopspack_stream_totals* out
+};
 
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
 %apply (const int64_t* LENGTHS, size_t N) {
@@ -150,7 +167,9 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
 %apply (double* OUT_VALUES, size_t N) { (double* out_costs, size_t num_out_costs) };
 %apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost };
 %apply int* OUT_INT { int* out_additive };
-%apply size_t* OUT_SIZE { size_t* rank, size_t* microbatch };
+%apply size_t* OUT_SIZE { size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size };
+%apply (const unsigned char* BYTES, size_t N) { (const unsigned char* bytes, size_t size) };
+%apply (unsigned char* OUT_BYTES, size_t N) { (unsigned char* buffer, size_t capacity) };
 %apply int64_t* OUT_INT64 { int64_t* real_tokens, int64_t* computed_tokens };
 %apply (const int64_t** VIEW, size_t* N) { (const int64_t** items, size_t* n) };
 
@@ -215,6 +234,18 @@ flopspack_status flopspack_swig_plan_deferred(const flopspack_plan* plan, const 
 flopspack_status flopspack_swig_plan_metrics(const flopspack_plan* plan,
                                              flopspack_plan_metrics_data* out) {
   return flopspack_plan_metrics(plan, out);
+}
+/* flopspack_stream_packer_save / _restore with byte arrays: with an empty
+ * buffer, save stores the size needed (the C NULL-buffer query). */
+flopspack_status flopspack_swig_stream_packer_save(const flopspack_stream_packer* packer,
+                                                   unsigned char* buffer, size_t capacity,
+                                                   size_t* size) {
+  return flopspack_stream_packer_save(packer, capacity == 0 ? NULL : buffer, capacity, size);
+}
+flopspack_status flopspack_swig_stream_packer_restore(const unsigned char* bytes, size_t size,
+                                                      const flopspack_cost_model* model,
+                                                      flopspack_stream_packer** out) {
+  return flopspack_stream_packer_restore(bytes, size, model, out);
 }
 flopspack_status flopspack_swig_plan_dropped(const flopspack_plan* plan, const int64_t** items,
                                              size_t* n) {

@@ -23,6 +23,7 @@ from ._errors import (
     OutOfRangeError,
 )
 from ._plan import Group, Plan, PlanMetrics
+from ._stream import Overflow, StreamPacker, StreamTotals
 
 #: Version of the library actually loaded (flopspack_version_string()).
 __version__: str = _capi.flopspack_version_string()
@@ -68,8 +69,11 @@ __all__ = [
     "InvalidArgumentError",
     "OutOfMemoryError",
     "OutOfRangeError",
+    "Overflow",
     "Plan",
     "PlanMetrics",
+    "StreamPacker",
+    "StreamTotals",
     "TransformerConfig",
     "status_string",
     "version",

@@ -1,0 +1,218 @@
+# Type stubs of the public flopspack API (checked against the package by
+# tests/test_stubs.py: same names, same parameters).
+import enum
+from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+HEADER_VERSION: str
+
+def version() -> str: ...
+def version_number() -> int: ...
+def status_string(status: int) -> str: ...
+
+_Lengths = npt.ArrayLike
+
+class Error(Exception):
+    message: str
+    status: int
+    status_name: str
+    def __init__(self, message: str, status: int = ...) -> None: ...
+
+class InvalidArgumentError(Error, ValueError): ...
+class OutOfRangeError(Error, IndexError): ...
+class InfeasibleError(Error): ...
+class OutOfMemoryError(Error, MemoryError): ...
+class InternalError(Error): ...
+class CallbackError(Error): ...
+class CancelledError(Error): ...
+class BufferTooSmallError(Error): ...
+class ClosedError(InvalidArgumentError):
+    def __init__(self, message: str, status: int = ...) -> None: ...
+
+class AttentionSpan(enum.IntEnum):
+    DOCUMENT = 0
+    SEQUENCE = 1
+
+class FitTerm(enum.IntFlag):
+    PER_SEQUENCE = 1
+    PER_DOCUMENT = 2
+    LINEAR = 4
+    QUADRATIC = 8
+    ALL = 15
+
+class TransformerConfig:
+    num_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    intermediate_size: int
+    head_dim: int
+    vocab_size: int
+    gated_mlp: bool
+    causal: bool
+    recompute: bool
+    attention_span: AttentionSpan
+    def __init__(
+        self,
+        num_layers: int,
+        hidden_size: int,
+        num_attention_heads: int,
+        num_key_value_heads: int,
+        intermediate_size: int,
+        head_dim: int = ...,
+        vocab_size: int = ...,
+        gated_mlp: bool = ...,
+        causal: bool = ...,
+        recompute: bool = ...,
+        attention_span: AttentionSpan = ...,
+    ) -> None: ...
+
+class FitReport:
+    per_sequence: float
+    per_document: float
+    linear: float
+    quadratic: float
+    r_squared: float
+    rms_residual: float
+    num_samples: int
+
+class _Handle:
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None: ...
+    def __enter__(self: Any) -> Any: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+class CostModel(_Handle):
+    @classmethod
+    def tokens(cls) -> CostModel: ...
+    @classmethod
+    def polynomial(
+        cls,
+        per_sequence: float = ...,
+        per_document: float = ...,
+        linear: float = ...,
+        quadratic: float = ...,
+    ) -> CostModel: ...
+    @classmethod
+    def transformer(cls, config: Optional[TransformerConfig] = ..., **fields: Any) -> CostModel: ...
+    @classmethod
+    def fit(
+        cls, samples: Sequence[Sequence[int]], seconds: npt.ArrayLike, terms: FitTerm = ...
+    ) -> Tuple[CostModel, FitReport]: ...
+    @classmethod
+    def fit_csr(
+        cls, lengths: _Lengths, offsets: npt.ArrayLike, seconds: npt.ArrayLike, terms: FitTerm = ...
+    ) -> Tuple[CostModel, FitReport]: ...
+    @classmethod
+    def custom(cls, fn: Callable[[np.ndarray], float]) -> CostModel: ...
+    def sequence_cost(self, lengths: _Lengths) -> float: ...
+    def document_costs(self, lengths: _Lengths) -> np.ndarray: ...
+    def padded_batch_cost(self, lengths: _Lengths) -> float: ...
+    @property
+    def sequence_overhead(self) -> float: ...
+    @property
+    def is_additive(self) -> bool: ...
+
+class PlanMetrics:
+    num_groups: int
+    num_items: int
+    max_group_cost: float
+    mean_group_cost: float
+    min_group_cost: float
+    total_cost: float
+    balance_efficiency: float
+    lower_bound: float
+    gap_to_lower_bound: float
+    real_tokens: int
+    computed_tokens: int
+    capacity: int
+    fill: float
+    padding_efficiency: float
+    num_ranks: int
+    microbatches_per_rank: int
+    max_rank_cost: float
+    mean_rank_cost: float
+    rank_balance_efficiency: float
+    rank_lower_bound: float
+    rank_gap_to_lower_bound: float
+    worst_slot_balance: float
+    split_items: int
+    truncated_items: int
+    deferred_items: int
+    dropped_items: int
+    truncated_tokens: int
+    deferred_tokens: int
+    dropped_tokens: int
+    num_steps: int
+    diversity_distance: float
+    diversity_distance_samples: float
+
+class Group(NamedTuple):
+    items: np.ndarray
+    tokens: np.ndarray
+    real_tokens: int
+    computed_tokens: int
+    cost: float
+    rank: Optional[int]
+    slot: Optional[int]
+
+class Plan(_Handle):
+    def __len__(self) -> int: ...
+    @property
+    def num_groups(self) -> int: ...
+    def items(self, group: int) -> np.ndarray: ...
+    def tokens(self, group: int) -> np.ndarray: ...
+    def info(self, group: int) -> Tuple[int, int, float]: ...
+    def slot(self, group: int) -> Tuple[int, int]: ...
+    @property
+    def has_slots(self) -> bool: ...
+    def group(self, group: int) -> Group: ...
+    def __getitem__(self, group: int) -> Group: ...
+    def __iter__(self) -> Iterator[Group]: ...
+    def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    @property
+    def deferred(self) -> np.ndarray: ...
+    @property
+    def dropped(self) -> np.ndarray: ...
+    @property
+    def metrics(self) -> PlanMetrics: ...
+
+class Overflow(enum.IntEnum):
+    ERROR = 0
+    TRUNCATE = 1
+    SPLIT = 2
+
+class StreamTotals:
+    documents_pushed: int
+    pieces_held: int
+    sequences_emitted: int
+    tokens_emitted: int
+    split_documents: int
+    truncated_documents: int
+    truncated_tokens: int
+
+class StreamPacker(_Handle):
+    def __init__(
+        self,
+        capacity: int,
+        *,
+        window: Optional[int] = ...,
+        overflow: Overflow = ...,
+        seed: int = ...,
+        model: Optional[CostModel] = ...,
+        _handle: Any = ...,
+    ) -> None: ...
+    @classmethod
+    def restore(cls, state: bytes, model: Optional[CostModel] = ...) -> StreamPacker: ...
+    def push(self, lengths: _Lengths) -> None: ...
+    def flush(self) -> None: ...
+    @property
+    def ready(self) -> int: ...
+    def take(self) -> Plan: ...
+    @property
+    def totals(self) -> StreamTotals: ...
+    def save(self) -> bytes: ...

@@ -1,0 +1,113 @@
+"""The golden vectors (tests/golden/*.json, from the C++ core): the Python
+binding must reproduce every cost, assignment and metric to the last bit."""
+import dataclasses
+import json
+import struct
+
+import numpy as np
+import pytest
+
+import flopspack
+
+
+def bits(x: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", float(x)))[0]
+
+
+def same(actual, expected, what=""):
+    assert bits(actual) == bits(expected), f"{what}: {actual!r} vs {expected!r}"
+
+
+def load(golden_dir, name):
+    data = json.loads((golden_dir / name).read_text())
+    assert data["format"] == "flopspack-golden-1"
+    return data["cases"]
+
+
+def make_model(spec):
+    if spec is None:
+        return None
+    kind = spec["kind"]
+    if kind == "tokens":
+        return flopspack.CostModel.tokens()
+    if kind == "polynomial":
+        return flopspack.CostModel.polynomial(
+            spec["per_sequence"], spec["per_document"], spec["linear"], spec["quadratic"])
+    if kind == "transformer":
+        fields = {f.name for f in dataclasses.fields(flopspack.TransformerConfig)}
+        return flopspack.CostModel.transformer(
+            flopspack.TransformerConfig(**{k: v for k, v in spec.items() if k in fields}))
+    if kind == "fit":
+        model, _ = flopspack.CostModel.fit_csr(
+            spec["lengths"], spec["offsets"], spec["seconds"], flopspack.FitTerm(spec["terms"]))
+        return model
+    raise AssertionError(f"unknown model kind {kind}")
+
+
+def check_plan(plan, want, where):
+    assert len(plan) == len(want["groups"]), where
+    for g, wg in enumerate(want["groups"]):
+        group = plan[g]
+        np.testing.assert_array_equal(group.items, wg["items"], err_msg=f"{where} group {g}")
+        np.testing.assert_array_equal(group.tokens, wg["tokens"])
+        assert (group.real_tokens, group.computed_tokens) == (wg["real_tokens"], wg["computed_tokens"])
+        same(group.cost, wg["cost"], f"{where} group {g} cost")
+        if "slot" in wg:
+            assert [group.rank, group.slot] == wg["slot"]
+        else:
+            assert group.rank is None
+    np.testing.assert_array_equal(plan.deferred, want["deferred"])
+    np.testing.assert_array_equal(plan.dropped, want["dropped"])
+    metrics = dataclasses.asdict(plan.metrics)
+    assert set(metrics) == set(want["metrics"]), "metrics fields: file vs binding"
+    for name, value in want["metrics"].items():
+        if isinstance(value, float):
+            same(metrics[name], value, f"{where} {name}")
+        else:
+            assert metrics[name] == value, f"{where} {name}"
+
+
+def test_cost_models(golden_dir):
+    cases = load(golden_dir, "cost_models.json")
+    assert len(cases) >= 8
+    for case in cases:
+        model = make_model(case["model"])
+        same(model.sequence_overhead, case["sequence_overhead"], case["name"])
+        assert model.is_additive == bool(case["is_additive"])
+        if "fit_report" in case:
+            spec = case["model"]
+            _, report = flopspack.CostModel.fit_csr(
+                spec["lengths"], spec["offsets"], spec["seconds"], flopspack.FitTerm(spec["terms"]))
+            for name, value in case["fit_report"].items():
+                same(getattr(report, name), value, f"{case['name']} {name}")
+        for q in case["queries"]:
+            lengths = np.asarray(q["lengths"], dtype=np.int64)
+            same(model.sequence_cost(lengths), q["sequence_cost"], case["name"])
+            same(model.padded_batch_cost(lengths), q["padded_batch_cost"], case["name"])
+            per = model.document_costs(lengths)
+            assert [bits(x) for x in per] == [bits(x) for x in q["document_costs"]], case["name"]
+
+
+def test_stream_packer(golden_dir):
+    cases = load(golden_dir, "stream_packer.json")
+    assert len(cases) >= 3
+    for case in cases:
+        o = case["options"]
+        packer = flopspack.StreamPacker(
+            o["capacity"], window=o["window"], overflow=flopspack.Overflow(o["overflow"]),
+            seed=o["seed"], model=make_model(case["model"]))
+        for step, op in enumerate(case["script"]):
+            where = f"{case['name']} step {step}"
+            if op["op"] == "push":
+                packer.push(op["lengths"])
+            elif op["op"] == "flush":
+                packer.flush()
+            elif op["op"] == "ready":
+                assert packer.ready == op["expect"], where
+            elif op["op"] == "take":
+                with packer.take() as plan:
+                    check_plan(plan, op["plan"], where)
+            elif op["op"] == "totals":
+                assert dataclasses.asdict(packer.totals) == op["expect"], where
+            else:
+                pytest.fail(f"unknown op {op['op']}")

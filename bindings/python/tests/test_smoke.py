@@ -1,3 +1,0 @@
-import flopspack
-def test_version():
-    assert flopspack.version() == flopspack.HEADER_VERSION
