@@ -177,9 +177,13 @@ func (m *CostModel) handle() (capi.Flopspack_cost_model, error) {
 }
 
 // callbackError attaches a custom model's callback error to a failure.
-func (m *CostModel) callbackError(err error) error {
+func (m *CostModel) callbackError(err error) error { return m.explain(err) }
+
+// explain attaches a custom model's callback error to a CALLBACK_FAILED
+// error of any call that used the model (nil m: nothing to attach).
+func (m *CostModel) explain(err error) error {
 	var e *Error
-	if m.cb != nil && errors.As(err, &e) && e.Status == StatusCallbackFailed {
+	if m != nil && m.cb != nil && errors.As(err, &e) && e.Status == StatusCallbackFailed {
 		e.Cause = m.cb.LastError()
 	}
 	return err

@@ -219,6 +219,9 @@ func TestStructMirrors(t *testing.T) {
 	metrics := capi.NewFlopspack_plan_metrics_data()
 	defer capi.DeleteFlopspack_plan_metrics_data(metrics)
 	check("plan metrics", metrics, reflect.TypeOf(PlanMetrics{}))
+	totals := capi.NewFlopspack_stream_totals()
+	defer capi.DeleteFlopspack_stream_totals(totals)
+	check("stream totals", totals, reflect.TypeOf(StreamTotals{}))
 }
 
 func countLeafFields(t reflect.Type) int {

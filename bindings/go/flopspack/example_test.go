@@ -49,3 +49,21 @@ func ExampleNewCustomModel() {
 	fmt.Println(cost)
 	// Output: 49
 }
+
+// Documents streaming past, packed into 1000-token sequences.
+func ExampleStreamPacker() {
+	packer, _ := flopspack.NewStreamPacker(flopspack.DefaultStreamOptions(1000), nil)
+	defer packer.Close()
+	packer.Push([]int64{600, 300, 400, 700})
+	packer.Flush()
+	plan, _ := packer.Take()
+	defer plan.Close()
+	for g := 0; g < plan.NumGroups(); g++ {
+		items, _ := plan.Items(g)
+		tokens, _ := plan.Tokens(g)
+		fmt.Println(items, tokens)
+	}
+	// Unordered output:
+	// [3 1] [700 300]
+	// [0 2] [600 400]
+}

@@ -1,0 +1,309 @@
+package flopspack
+
+// The golden vectors (tests/golden/*.json, from the C++ core): the Go
+// binding must reproduce every cost, assignment and metric to the last bit.
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+func goldenDir() string {
+	if dir := os.Getenv("FLOPSPACK_GOLDEN_DIR"); dir != "" {
+		return dir
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "tests", "golden")
+}
+
+type goldenFile struct {
+	Format string            `json:"format"`
+	Cases  []json.RawMessage `json:"cases"`
+}
+
+func loadGolden(t *testing.T, name string) []json.RawMessage {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(goldenDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f goldenFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Format != "flopspack-golden-1" {
+		t.Fatalf("format %q", f.Format)
+	}
+	return f.Cases
+}
+
+type modelSpec struct {
+	Kind              string
+	PerSequence       float64 `json:"per_sequence"`
+	PerDocument       float64 `json:"per_document"`
+	Linear, Quadratic float64
+	NumLayers         int64 `json:"num_layers"`
+	HiddenSize        int64 `json:"hidden_size"`
+	NumAttentionHeads int64 `json:"num_attention_heads"`
+	NumKeyValueHeads  int64 `json:"num_key_value_heads"`
+	HeadDim           int64 `json:"head_dim"`
+	IntermediateSize  int64 `json:"intermediate_size"`
+	VocabSize         int64 `json:"vocab_size"`
+	GatedMLP          int   `json:"gated_mlp"`
+	Causal, Recompute int
+	AttentionSpan     int32 `json:"attention_span"`
+	Terms             uint32
+	Lengths           []int64
+	Offsets           []uint64
+	Seconds           []float64
+}
+
+func makeModel(t *testing.T, spec *modelSpec) *CostModel {
+	t.Helper()
+	if spec == nil {
+		return nil
+	}
+	var m *CostModel
+	var err error
+	switch spec.Kind {
+	case "tokens":
+		m, err = NewTokensModel()
+	case "polynomial":
+		m, err = NewPolynomialModel(spec.PerSequence, spec.PerDocument, spec.Linear, spec.Quadratic)
+	case "transformer":
+		m, err = NewTransformerModel(TransformerConfig{
+			NumLayers: spec.NumLayers, HiddenSize: spec.HiddenSize,
+			NumAttentionHeads: spec.NumAttentionHeads, NumKeyValueHeads: spec.NumKeyValueHeads,
+			HeadDim: spec.HeadDim, IntermediateSize: spec.IntermediateSize, VocabSize: spec.VocabSize,
+			GatedMLP: spec.GatedMLP == 1, Causal: spec.Causal == 1, Recompute: spec.Recompute == 1,
+			AttentionSpan: AttentionSpan(spec.AttentionSpan),
+		})
+	case "fit":
+		m, _, err = FitCostModelCSR(spec.Lengths, spec.Offsets, spec.Seconds, FitTerm(spec.Terms))
+	default:
+		t.Fatalf("unknown model kind %q", spec.Kind)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func sameBits(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if math.Float64bits(got) != math.Float64bits(want) {
+		t.Errorf("%s: %v (%#x) vs %v (%#x)", what, got, math.Float64bits(got), want, math.Float64bits(want))
+	}
+}
+
+func TestGoldenCostModels(t *testing.T) {
+	cases := loadGolden(t, "cost_models.json")
+	if len(cases) < 8 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name             string
+			Model            modelSpec
+			SequenceOverhead float64            `json:"sequence_overhead"`
+			IsAdditive       int                `json:"is_additive"`
+			FitReport        map[string]float64 `json:"fit_report"`
+			Queries          []struct {
+				Lengths         []int64
+				SequenceCost    float64   `json:"sequence_cost"`
+				PaddedBatchCost float64   `json:"padded_batch_cost"`
+				DocumentCosts   []float64 `json:"document_costs"`
+			}
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		m := makeModel(t, &c.Model)
+		overhead, _ := m.SequenceOverhead()
+		sameBits(t, c.Name+" overhead", overhead, c.SequenceOverhead)
+		if add, _ := m.IsAdditive(); add != (c.IsAdditive == 1) {
+			t.Errorf("%s: additive %v", c.Name, add)
+		}
+		if c.FitReport != nil {
+			_, r, err := FitCostModelCSR(c.Model.Lengths, c.Model.Offsets, c.Model.Seconds, FitTerm(c.Model.Terms))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{"per_sequence": r.PerSequence, "per_document": r.PerDocument,
+				"linear": r.Linear, "quadratic": r.Quadratic, "r_squared": r.RSquared,
+				"rms_residual": r.RMSResidual, "num_samples": float64(r.NumSamples)}
+			if len(got) != len(c.FitReport) {
+				t.Errorf("%s: fit report fields %d vs %d", c.Name, len(got), len(c.FitReport))
+			}
+			for k, v := range c.FitReport {
+				sameBits(t, c.Name+" "+k, got[k], v)
+			}
+		}
+		for _, q := range c.Queries {
+			seq, err := m.SequenceCost(q.Lengths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameBits(t, c.Name+" sequence", seq, q.SequenceCost)
+			padded, _ := m.PaddedBatchCost(q.Lengths)
+			sameBits(t, c.Name+" padded", padded, q.PaddedBatchCost)
+			per, _ := m.DocumentCosts(q.Lengths)
+			for i := range per {
+				sameBits(t, c.Name+" document", per[i], q.DocumentCosts[i])
+			}
+		}
+		m.Close()
+	}
+}
+
+type goldenPlan struct {
+	Groups []struct {
+		Items, Tokens  []int64
+		RealTokens     int64   `json:"real_tokens"`
+		ComputedTokens int64   `json:"computed_tokens"`
+		Cost           float64 `json:"cost"`
+		Slot           []int
+	}
+	Deferred, Dropped []int64
+	Metrics           map[string]json.Number
+}
+
+func checkPlan(t *testing.T, where string, p *Plan, want *goldenPlan) {
+	t.Helper()
+	groups, err := p.Groups()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != len(want.Groups) {
+		t.Fatalf("%s: %d groups, want %d", where, len(groups), len(want.Groups))
+	}
+	for g, wg := range want.Groups {
+		got := groups[g]
+		if !reflect.DeepEqual(got.Items, wg.Items) || !reflect.DeepEqual(got.Tokens, wg.Tokens) ||
+			got.RealTokens != wg.RealTokens || got.ComputedTokens != wg.ComputedTokens {
+			t.Errorf("%s group %d: %+v, want %+v", where, g, got, wg)
+		}
+		sameBits(t, where+" cost", got.Cost, wg.Cost)
+		if got.HasSlot != (wg.Slot != nil) || (got.HasSlot && (got.Rank != wg.Slot[0] || got.Slot != wg.Slot[1])) {
+			t.Errorf("%s group %d slot %v %d %d, want %v", where, g, got.HasSlot, got.Rank, got.Slot, wg.Slot)
+		}
+	}
+	deferred, _ := p.Deferred()
+	dropped, _ := p.Dropped()
+	if len(deferred) != len(want.Deferred) || len(dropped) != len(want.Dropped) ||
+		(len(deferred) > 0 && !reflect.DeepEqual(deferred, want.Deferred)) ||
+		(len(dropped) > 0 && !reflect.DeepEqual(dropped, want.Dropped)) {
+		t.Errorf("%s: deferred %v dropped %v", where, deferred, dropped)
+	}
+	m, err := p.Metrics()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := reflect.ValueOf(m)
+	if v.NumField() != len(want.Metrics) {
+		t.Errorf("%s: %d metrics fields, file has %d", where, v.NumField(), len(want.Metrics))
+	}
+	for name, number := range want.Metrics {
+		field := v.FieldByNameFunc(func(f string) bool { return fieldMatches(f, name) })
+		if !field.IsValid() {
+			t.Errorf("%s: no Go field for metric %s", where, name)
+			continue
+		}
+		switch field.Kind() {
+		case reflect.Float64:
+			w, _ := number.Float64()
+			sameBits(t, where+" "+name, field.Float(), w)
+		case reflect.Int64:
+			if w, _ := number.Int64(); field.Int() != w {
+				t.Errorf("%s %s: %d vs %d", where, name, field.Int(), w)
+			}
+		case reflect.Uint64:
+			if w, _ := number.Int64(); field.Uint() != uint64(w) {
+				t.Errorf("%s %s: %d vs %d", where, name, field.Uint(), w)
+			}
+		}
+	}
+}
+
+func TestGoldenStreamPacker(t *testing.T) {
+	cases := loadGolden(t, "stream_packer.json")
+	if len(cases) < 3 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name    string
+			Model   *modelSpec
+			Options struct {
+				Capacity int64
+				Window   uint64
+				Overflow int32
+				Seed     uint64
+			}
+			Script []struct {
+				Op      string
+				Lengths []int64
+				Expect  json.RawMessage
+				Plan    *goldenPlan
+			}
+		}
+		dec := json.NewDecoder(bytesReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		model := makeModel(t, c.Model)
+		p, err := NewStreamPacker(StreamOptions{Capacity: c.Options.Capacity, Window: c.Options.Window,
+			Overflow: Overflow(c.Options.Overflow), Seed: c.Options.Seed}, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.Close() // the packer keeps its own reference
+		for step, op := range c.Script {
+			where := c.Name + " step " + op.Op + " " + itoa(step)
+			switch op.Op {
+			case "push":
+				if err := p.Push(op.Lengths); err != nil {
+					t.Fatal(err)
+				}
+			case "flush":
+				if err := p.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			case "ready":
+				var want int
+				json.Unmarshal(op.Expect, &want)
+				if got, _ := p.Ready(); got != want {
+					t.Errorf("%s: ready %d want %d", where, got, want)
+				}
+			case "take":
+				plan, err := p.Take()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPlan(t, where, plan, op.Plan)
+				plan.Close()
+			case "totals":
+				var want map[string]int64
+				json.Unmarshal(op.Expect, &want)
+				got, _ := p.Totals()
+				v := reflect.ValueOf(got)
+				for name, w := range want {
+					f := v.FieldByNameFunc(func(n string) bool { return fieldMatches(n, name) })
+					if !f.IsValid() || (f.Kind() == reflect.Int64 && f.Int() != w) ||
+						(f.Kind() == reflect.Uint64 && f.Uint() != uint64(w)) {
+						t.Errorf("%s: totals %s = %v, want %d", where, name, f, w)
+					}
+				}
+			default:
+				t.Fatalf("unknown op %q", op.Op)
+			}
+		}
+		p.Close()
+	}
+}
