@@ -1,0 +1,271 @@
+//! The golden vectors (tests/golden/*.json, from the C++ core): the Rust
+//! binding must reproduce every cost, assignment and metric to the last bit.
+mod common;
+
+use common::json::Json;
+use flopspack::{
+    AttentionSpan, CostModel, FitTerms, Overflow, Plan, StreamOptions, StreamPacker,
+    TransformerConfig,
+};
+use std::path::PathBuf;
+
+fn load(name: &str) -> Vec<Json> {
+    let dir = std::env::var("FLOPSPACK_GOLDEN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../tests/golden")
+        });
+    let text = std::fs::read_to_string(dir.join(name)).expect("golden file");
+    let file = Json::parse(&text);
+    assert_eq!(file.get("format").str(), "flopspack-golden-1");
+    file.get("cases").array().to_vec()
+}
+
+fn same(what: &str, got: f64, want: f64) {
+    assert_eq!(got.to_bits(), want.to_bits(), "{what}: {got:e} vs {want:e}");
+}
+
+fn make_model(spec: &Json) -> Option<CostModel> {
+    if *spec == Json::Null {
+        return None;
+    }
+    let f = |k: &str| spec.get(k).float();
+    let i = |k: &str| spec.get(k).int();
+    Some(
+        match spec.get("kind").str() {
+            "tokens" => CostModel::tokens(),
+            "polynomial" => CostModel::polynomial(
+                f("per_sequence"),
+                f("per_document"),
+                f("linear"),
+                f("quadratic"),
+            ),
+            "transformer" => CostModel::transformer(&TransformerConfig {
+                num_layers: i("num_layers"),
+                hidden_size: i("hidden_size"),
+                num_attention_heads: i("num_attention_heads"),
+                num_key_value_heads: i("num_key_value_heads"),
+                head_dim: i("head_dim"),
+                intermediate_size: i("intermediate_size"),
+                vocab_size: i("vocab_size"),
+                gated_mlp: i("gated_mlp") == 1,
+                causal: i("causal") == 1,
+                recompute: i("recompute") == 1,
+                attention_span: if i("attention_span") == 1 {
+                    AttentionSpan::Sequence
+                } else {
+                    AttentionSpan::Document
+                },
+            }),
+            "fit" => fit(spec).map(|(m, _)| m),
+            other => panic!("unknown model kind {other}"),
+        }
+        .expect("model"),
+    )
+}
+
+fn fit(spec: &Json) -> flopspack::Result<(CostModel, flopspack::FitReport)> {
+    let offsets: Vec<usize> = spec
+        .get("offsets")
+        .ints()
+        .into_iter()
+        .map(|o| o as usize)
+        .collect();
+    CostModel::fit_csr(
+        &spec.get("lengths").ints(),
+        &offsets,
+        &spec.get("seconds").floats(),
+        FitTerms(spec.get("terms").int() as u32),
+    )
+}
+
+macro_rules! fields_map {
+    ($s:expr, $($f:ident),*) => {{
+        let s = $s;
+        // Integer fields are compared as f64: exact below 2^53, which the
+        // golden counts are far from.
+        vec![$((stringify!($f), s.$f as f64)),*]
+    }};
+}
+
+fn check_plan(where_: &str, plan: &Plan, want: &Json) {
+    let groups = want.get("groups").array();
+    assert_eq!(plan.len(), groups.len(), "{where_}");
+    for (g, wg) in groups.iter().enumerate() {
+        let got = plan.group(g).unwrap();
+        assert_eq!(
+            got.items,
+            wg.get("items").ints().as_slice(),
+            "{where_} group {g}"
+        );
+        assert_eq!(
+            got.tokens,
+            wg.get("tokens").ints().as_slice(),
+            "{where_} group {g}"
+        );
+        assert_eq!(got.info.real_tokens, wg.get("real_tokens").int());
+        assert_eq!(got.info.computed_tokens, wg.get("computed_tokens").int());
+        same(
+            &format!("{where_} group {g} cost"),
+            got.info.cost,
+            wg.get("cost").float(),
+        );
+        let slot = wg
+            .opt("slot")
+            .map(|s| (s.array()[0].int() as usize, s.array()[1].int() as usize));
+        assert_eq!(got.slot, slot, "{where_} group {g}");
+    }
+    assert_eq!(plan.deferred(), want.get("deferred").ints().as_slice());
+    assert_eq!(plan.dropped(), want.get("dropped").ints().as_slice());
+    let m = plan.metrics();
+    let got = fields_map!(
+        m,
+        num_groups,
+        num_items,
+        max_group_cost,
+        mean_group_cost,
+        min_group_cost,
+        total_cost,
+        balance_efficiency,
+        lower_bound,
+        gap_to_lower_bound,
+        real_tokens,
+        computed_tokens,
+        capacity,
+        fill,
+        padding_efficiency,
+        num_ranks,
+        microbatches_per_rank,
+        max_rank_cost,
+        mean_rank_cost,
+        rank_balance_efficiency,
+        rank_lower_bound,
+        rank_gap_to_lower_bound,
+        worst_slot_balance,
+        split_items,
+        truncated_items,
+        deferred_items,
+        dropped_items,
+        truncated_tokens,
+        deferred_tokens,
+        dropped_tokens,
+        num_steps,
+        diversity_distance,
+        diversity_distance_samples
+    );
+    let metrics = want.get("metrics").object();
+    assert_eq!(got.len(), metrics.len(), "{where_}: metrics fields");
+    for (name, value) in got {
+        match metrics
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} not in the file"))
+        {
+            Json::Int(i) => assert_eq!(value, *i as f64, "{where_} {name}"),
+            other => same(&format!("{where_} {name}"), value, other.float()),
+        }
+    }
+}
+
+#[test]
+fn golden_cost_models() {
+    let cases = load("cost_models.json");
+    assert!(cases.len() >= 8);
+    for c in &cases {
+        let name = c.get("name").str();
+        let model = make_model(c.get("model")).unwrap();
+        same(
+            name,
+            model.sequence_overhead(),
+            c.get("sequence_overhead").float(),
+        );
+        assert_eq!(
+            model.is_additive(),
+            c.get("is_additive").int() == 1,
+            "{name}"
+        );
+        if let Some(want) = c.opt("fit_report") {
+            let (_, r) = fit(c.get("model")).unwrap();
+            let got = fields_map!(
+                r,
+                per_sequence,
+                per_document,
+                linear,
+                quadratic,
+                r_squared,
+                rms_residual,
+                num_samples
+            );
+            assert_eq!(got.len(), want.object().len());
+            for (k, v) in got {
+                same(&format!("{name} {k}"), v, want.get(k).float());
+            }
+        }
+        for q in c.get("queries").array() {
+            let lengths = q.get("lengths").ints();
+            same(
+                name,
+                model.sequence_cost(&lengths).unwrap(),
+                q.get("sequence_cost").float(),
+            );
+            same(
+                name,
+                model.padded_batch_cost(&lengths).unwrap(),
+                q.get("padded_batch_cost").float(),
+            );
+            let per = model.document_costs(&lengths).unwrap();
+            for (got, want) in per.iter().zip(q.get("document_costs").floats()) {
+                same(name, *got, want);
+            }
+        }
+    }
+}
+
+#[test]
+fn golden_stream_packer() {
+    let cases = load("stream_packer.json");
+    assert!(cases.len() >= 3);
+    for c in &cases {
+        let name = c.get("name").str();
+        let o = c.get("options");
+        let options = StreamOptions {
+            capacity: o.get("capacity").int(),
+            window: o.get("window").int() as u64,
+            overflow: match o.get("overflow").int() {
+                0 => Overflow::Error,
+                1 => Overflow::Truncate,
+                _ => Overflow::Split,
+            },
+            seed: o.get("seed").int() as u64,
+        };
+        let model = make_model(c.get("model"));
+        let mut packer = StreamPacker::new(&options, model.as_ref()).unwrap();
+        drop(model); // the packer keeps what it needs
+        for (step, op) in c.get("script").array().iter().enumerate() {
+            let where_ = format!("{name} step {step}");
+            match op.get("op").str() {
+                "push" => packer.push(&op.get("lengths").ints()).unwrap(),
+                "flush" => packer.flush().unwrap(),
+                "ready" => assert_eq!(packer.ready() as i64, op.get("expect").int(), "{where_}"),
+                "take" => check_plan(&where_, &packer.take().unwrap(), op.get("plan")),
+                "totals" => {
+                    let t = packer.totals();
+                    let got = fields_map!(
+                        t,
+                        documents_pushed,
+                        pieces_held,
+                        sequences_emitted,
+                        tokens_emitted,
+                        split_documents,
+                        truncated_documents,
+                        truncated_tokens
+                    );
+                    assert_eq!(got.len(), op.get("expect").object().len());
+                    for (k, v) in got {
+                        assert_eq!(v, op.get("expect").get(k).int() as f64, "{where_} {k}");
+                    }
+                }
+                other => panic!("unknown op {other}"),
+            }
+        }
+    }
+}
