@@ -15,30 +15,28 @@
 #include "json_reader.h"
 
 // X(field, kind): kind u = uint64, i = int64, d = double.
-#define FLOPSPACK_GOLDEN_PLAN_METRICS(X)                                                           \
-  X(num_groups, u)                                                                                 \
-  X(num_items, u)                                                                                  \
-  X(max_group_cost, d) X(mean_group_cost, d) X(min_group_cost, d) X(total_cost, d)                 \
-      X(balance_efficiency, d) X(lower_bound, d) X(gap_to_lower_bound, d) X(real_tokens, i)        \
-          X(computed_tokens, i) X(capacity, i) X(fill, d) X(padding_efficiency, d) X(num_ranks, u) \
-              X(microbatches_per_rank, u) X(max_rank_cost, d) X(mean_rank_cost, d)                 \
-                  X(rank_balance_efficiency, d) X(rank_lower_bound, d)                             \
-                      X(rank_gap_to_lower_bound, d) X(worst_slot_balance, d) X(split_items, u)     \
-                          X(truncated_items, u) X(deferred_items, u) X(dropped_items, u)           \
-                              X(truncated_tokens, i) X(deferred_tokens, i) X(dropped_tokens, i)    \
-                                  X(num_steps, u) X(diversity_distance, d)                         \
-                                      X(diversity_distance_samples, d)
+// clang-format off
+#define FLOPSPACK_GOLDEN_PLAN_METRICS(X)                                        \
+  X(num_groups, u) X(num_items, u) X(max_group_cost, d) X(mean_group_cost, d)   \
+  X(min_group_cost, d) X(total_cost, d) X(balance_efficiency, d)                \
+  X(lower_bound, d) X(gap_to_lower_bound, d) X(real_tokens, i)                  \
+  X(computed_tokens, i) X(capacity, i) X(fill, d) X(padding_efficiency, d)      \
+  X(num_ranks, u) X(microbatches_per_rank, u) X(max_rank_cost, d)               \
+  X(mean_rank_cost, d) X(rank_balance_efficiency, d) X(rank_lower_bound, d)     \
+  X(rank_gap_to_lower_bound, d) X(worst_slot_balance, d) X(split_items, u)      \
+  X(truncated_items, u) X(deferred_items, u) X(dropped_items, u)                \
+  X(truncated_tokens, i) X(deferred_tokens, i) X(dropped_tokens, i)             \
+  X(num_steps, u) X(diversity_distance, d) X(diversity_distance_samples, d)
 
-#define FLOPSPACK_GOLDEN_FIT_REPORT(X) \
-  X(per_sequence, d)                   \
-  X(per_document, d)                   \
-  X(linear, d) X(quadratic, d) X(r_squared, d) X(rms_residual, d) X(num_samples, u)
+#define FLOPSPACK_GOLDEN_FIT_REPORT(X)                                          \
+  X(per_sequence, d) X(per_document, d) X(linear, d) X(quadratic, d)            \
+  X(r_squared, d) X(rms_residual, d) X(num_samples, u)
 
-#define FLOPSPACK_GOLDEN_STREAM_TOTALS(X)                                                      \
-  X(documents_pushed, u)                                                                       \
-  X(pieces_held, u)                                                                            \
-  X(sequences_emitted, u) X(tokens_emitted, i) X(split_documents, u) X(truncated_documents, u) \
-      X(truncated_tokens, i)
+#define FLOPSPACK_GOLDEN_STREAM_TOTALS(X)                                       \
+  X(documents_pushed, u) X(pieces_held, u) X(sequences_emitted, u)              \
+  X(tokens_emitted, i) X(split_documents, u) X(truncated_documents, u)          \
+  X(truncated_tokens, i)
+// clang-format on
 
 namespace golden {
 
