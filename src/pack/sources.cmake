@@ -1,2 +1,8 @@
 target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/plan.cc)
 set(FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/plan_test.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/buckets.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bucket_sampler.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/diversity.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/buckets_test.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/bucket_sampler_test.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/diversity_test.cc)
