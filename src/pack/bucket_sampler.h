@@ -97,6 +97,8 @@ class BucketSampler {
 
   int64_t steps_per_epoch() const { return num_steps_; }
   int64_t batches_per_step() const { return num_ranks_ * accumulation_; }
+  int64_t num_ranks() const { return num_ranks_; }
+  int64_t accumulation_steps() const { return accumulation_; }
   absl::Span<const int64_t> upper_bounds() const { return upper_bounds_; }
   const LengthReference& reference() const { return reference_; }
 
