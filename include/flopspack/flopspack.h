@@ -335,10 +335,12 @@ typedef enum flopspack_bucket_budget {
 typedef struct flopspack_bucket_sampler_options {
   uint32_t struct_size; /* sizeof(flopspack_bucket_sampler_options) */
   int32_t budget_kind;  /* flopspack_bucket_budget, default PADDED_TOKENS */
-  uint32_t num_buckets; /* default 32; ignored when upper_bounds is given */
+  uint32_t num_buckets; /* default 64; ignored when upper_bounds is given */
   int32_t drop_last;    /* 0 = pad last (default), 1 = drop last, see below */
   /* Explicit bucket upper bounds (non-decreasing, the last >= every length),
-   * copied at creation; NULL / 0 = the padding-optimal bounds. */
+   * copied at creation. NULL / 0 = optimal bounds for the budget: those that
+   * minimise the number of batches, i.e. padding plus the budget each
+   * bucket's batches leave unused (docs/buckets.md). */
   const int64_t* upper_bounds;
   uint64_t num_upper_bounds;
   int64_t max_padded_tokens;   /* the budget for PADDED_TOKENS (must be set) */

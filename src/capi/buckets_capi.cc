@@ -76,7 +76,7 @@ void flopspack_bucket_sampler_options_init(flopspack_bucket_sampler_options* opt
   *options = flopspack_bucket_sampler_options{};
   options->struct_size = sizeof(flopspack_bucket_sampler_options);
   options->budget_kind = FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS;
-  options->num_buckets = 32;
+  options->num_buckets = 64;
   options->num_ranks = 1;
   options->accumulation_steps = 1;
 }

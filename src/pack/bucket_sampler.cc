@@ -17,6 +17,73 @@ namespace {
 // Sub-seed streams of an epoch: buckets use their index, the step order this.
 constexpr uint64_t kStepOrderStream = std::numeric_limits<uint64_t>::max();
 
+// The most samples whose longest is `longest` a batch may hold: k with
+// k * longest <= budget (tokens) or k * SequenceCost({longest}) <= budget
+// (cost). 0 when one sample alone breaks the budget.
+absl::StatusOr<int64_t> BatchCap(const BucketSamplerOptions& options, const cost::CostModel* model,
+                                 int64_t longest) {
+  if (options.budget == BucketBudget::kPaddedTokens) return options.max_padded_tokens / longest;
+  absl::StatusOr<double> one = model->SequenceCost({&longest, 1});
+  if (!one.ok()) return one.status();
+  if (!std::isfinite(*one) || *one < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the cost model gave %g for a sequence of length %d: costs must be finite "
+                        "and non-negative",
+                        *one, longest));
+  }
+  if (*one > options.max_batch_cost) return int64_t{0};
+  if (*one == 0) return std::numeric_limits<int64_t>::max();
+  const double ratio = std::floor(options.max_batch_cost / *one);
+  int64_t cap = ratio >= 0x1p62 ? (int64_t{1} << 62) : static_cast<int64_t>(ratio);
+  // Division rounding must never let cap x cost exceed the budget.
+  while (cap > 1 && static_cast<double>(cap) * *one > options.max_batch_cost) --cap;
+  return std::max<int64_t>(cap, 1);
+}
+
+absl::Status BudgetError(const BucketSamplerOptions& options, const cost::CostModel* model,
+                         size_t index, int64_t length) {
+  if (options.budget == BucketBudget::kPaddedTokens) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "lengths[%u] = %d exceeds max_padded_tokens = %d: even a batch of that one sample would "
+        "break the budget",
+        index, length, options.max_padded_tokens));
+  }
+  const double one = *model->SequenceCost({&length, 1});
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "lengths[%u] = %d costs %g, more than max_batch_cost = %g: even a batch of that one sample "
+      "would break the budget",
+      index, length, one, options.max_batch_cost));
+}
+
+// Budget-aware bucket prices for OptimalUpperBoundsForPrice: a sample in a
+// bucket whose longest is v occupies 1 / cap(v) of a batch, so the total
+// price is the (fractional) number of batches: padding and the budget a
+// bucket's batches leave unused both raise it. Scaled by 2^P to integers
+// (n * 2^P < 2^63); cap is made non-increasing so the price is monotone.
+absl::StatusOr<std::vector<int64_t>> BudgetAwareBounds(const BucketSamplerOptions& options,
+                                                       const cost::CostModel* model,
+                                                       absl::Span<const int64_t> lengths) {
+  absl::StatusOr<LengthHistogram> h = BuildLengthHistogram(lengths);
+  if (!h.ok()) return h.status();
+  int shift = 62;
+  for (uint64_t n = lengths.size(); n > 0; n >>= 1) --shift;
+  const int64_t scale = int64_t{1} << std::max(shift, 0);
+  std::vector<int64_t> price(h->values.size());
+  int64_t previous_cap = std::numeric_limits<int64_t>::max();
+  for (size_t d = 0; d < h->values.size(); ++d) {
+    absl::StatusOr<int64_t> cap = BatchCap(options, model, h->values[d]);
+    if (!cap.ok()) return cap.status();
+    if (*cap == 0) {
+      const size_t index =
+          std::find(lengths.begin(), lengths.end(), h->values[d]) - lengths.begin();
+      return BudgetError(options, model, index, h->values[d]);
+    }
+    previous_cap = std::min(previous_cap, *cap);
+    price[d] = std::max<int64_t>(1, scale / previous_cap);
+  }
+  return OptimalUpperBoundsForPrice(*h, options.num_buckets, price);
+}
+
 }  // namespace
 
 struct BucketSampler::Layout {
@@ -98,7 +165,8 @@ absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(
           longest, sampler->upper_bounds_.back()));
     }
   } else {
-    absl::StatusOr<std::vector<int64_t>> bounds = OptimalUpperBounds(lengths, options.num_buckets);
+    absl::StatusOr<std::vector<int64_t>> bounds =
+        BudgetAwareBounds(options, sampler->model_.get(), lengths);
     if (!bounds.ok()) return bounds.status();
     sampler->upper_bounds_ = std::move(*bounds);
   }
@@ -127,41 +195,11 @@ absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(
     }
     const int64_t bucket_longest = lengths[arg];
     const int64_t size = static_cast<int64_t>(items.size());
-    int64_t cap = 0;
-    if (options.budget == BucketBudget::kPaddedTokens) {
-      cap = options.max_padded_tokens / bucket_longest;
-      if (cap == 0) {
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "lengths[%d] = %d exceeds max_padded_tokens = %d: even a batch of that one sample "
-            "would break the budget",
-            arg, bucket_longest, options.max_padded_tokens));
-      }
-    } else {
-      absl::StatusOr<double> one = sampler->model_->SequenceCost({&bucket_longest, 1});
-      if (!one.ok()) return one.status();
-      if (!std::isfinite(*one) || *one < 0) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "the cost model gave %g for a sequence of length %d: costs must be finite and "
-            "non-negative",
-            *one, bucket_longest));
-      }
-      if (*one > options.max_batch_cost) {
-        return absl::FailedPreconditionError(absl::StrFormat(
-            "lengths[%d] = %d costs %g, more than max_batch_cost = %g: even a batch of that one "
-            "sample would break the budget",
-            arg, bucket_longest, *one, options.max_batch_cost));
-      }
-      if (*one == 0) {
-        cap = size;
-      } else {
-        const double ratio = std::floor(options.max_batch_cost / *one);
-        cap = ratio >= static_cast<double>(size) ? size : static_cast<int64_t>(ratio);
-        // Division rounding must never let size x cost exceed the budget.
-        while (cap > 1 && static_cast<double>(cap) * *one > options.max_batch_cost) --cap;
-        cap = std::max<int64_t>(cap, 1);
-      }
-    }
-    sampler->bucket_batches_[b] = (size + cap - 1) / cap;
+    absl::StatusOr<int64_t> cap = BatchCap(options, sampler->model_.get(), bucket_longest);
+    if (!cap.ok()) return cap.status();
+    if (*cap == 0) return BudgetError(options, sampler->model_.get(), arg, bucket_longest);
+    const int64_t batch_cap = std::min(*cap, size);
+    sampler->bucket_batches_[b] = (size + batch_cap - 1) / batch_cap;
     total_batches += sampler->bucket_batches_[b];
   }
 

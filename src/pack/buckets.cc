@@ -15,26 +15,23 @@ constexpr int64_t kMaxCountingRange = int64_t{1} << 22;
 // prefix_sum[i] cover distinct lengths [0, i).
 class BoundaryDp {
  public:
-  explicit BoundaryDp(const LengthHistogram& h) : values_(h.values) {
-    const size_t d = values_.size();
+  BoundaryDp(const LengthHistogram& h, absl::Span<const int64_t> price) : price_(price) {
+    const size_t d = h.values.size();
     prefix_count_.assign(d + 1, 0);
-    prefix_sum_.assign(d + 1, 0);
-    for (size_t i = 0; i < d; ++i) {
-      prefix_count_[i + 1] = prefix_count_[i] + h.counts[i];
-      prefix_sum_[i + 1] = prefix_sum_[i] + h.counts[i] * h.values[i];
-    }
+    for (size_t i = 0; i < d; ++i) prefix_count_[i + 1] = prefix_count_[i] + h.counts[i];
   }
 
-  // Padding of one bucket holding distinct lengths [i, j), i < j.
+  // Price of one bucket holding distinct lengths [i, j), i < j. With price =
+  // lengths this is its padding plus the (partition-independent) sum of its
+  // lengths, so the argmin is the same.
   int64_t Cost(size_t i, size_t j) const {
-    return values_[j - 1] * (prefix_count_[j] - prefix_count_[i]) -
-           (prefix_sum_[j] - prefix_sum_[i]);
+    return price_[j - 1] * (prefix_count_[j] - prefix_count_[i]);
   }
 
   // Cuts the D distinct lengths into exactly b_total runs (b_total < D) and
   // returns the end index (exclusive) of each run.
   std::vector<size_t> Solve(size_t b_total) {
-    const size_t d = values_.size();
+    const size_t d = price_.size();
     prev_.assign(d + 1, kInf);
     cur_.assign(d + 1, kInf);
     for (size_t j = 1; j <= d; ++j) prev_[j] = Cost(0, j);
@@ -93,8 +90,8 @@ class BoundaryDp {
     Layer(b, mid + 1, hi, arg, opt_hi);
   }
 
-  const std::vector<int64_t>& values_;
-  std::vector<int64_t> prefix_count_, prefix_sum_;
+  absl::Span<const int64_t> price_;
+  std::vector<int64_t> prefix_count_;
   std::vector<int64_t> prev_, cur_;
   std::vector<std::vector<uint32_t>> split_;
 };
@@ -144,6 +141,12 @@ absl::StatusOr<LengthHistogram> BuildLengthHistogram(absl::Span<const int64_t> l
 }
 
 std::vector<int64_t> OptimalUpperBounds(const LengthHistogram& histogram, int64_t num_buckets) {
+  return OptimalUpperBoundsForPrice(histogram, num_buckets, histogram.values);
+}
+
+std::vector<int64_t> OptimalUpperBoundsForPrice(const LengthHistogram& histogram,
+                                                int64_t num_buckets,
+                                                absl::Span<const int64_t> price) {
   const size_t d = histogram.values.size();
   const size_t b = static_cast<size_t>(num_buckets);
   std::vector<int64_t> bounds;
@@ -153,7 +156,7 @@ std::vector<int64_t> OptimalUpperBounds(const LengthHistogram& histogram, int64_
     bounds.resize(b, histogram.values.back());
     return bounds;
   }
-  BoundaryDp dp(histogram);
+  BoundaryDp dp(histogram, price);
   for (size_t end : dp.Solve(b)) bounds.push_back(histogram.values[end - 1]);
   return bounds;
 }

@@ -9,11 +9,13 @@
 // the D distinct lengths, ascending, into B contiguous runs. Exact dynamic
 // programming over the length histogram:
 //   f_b(j) = min_{i<j} f_{b-1}(i) + w(i, j),
-//   w(i, j) = v_{j-1} * count[i, j) - sum[i, j)   (runs are half-open).
-// w satisfies the quadrangle inequality, w(a,c) + w(b,d) <= w(a,d) + w(b,c)
-// for a <= b <= c <= d (the difference is (v_{d-1} - v_{c-1}) * count[a, b)
-// >= 0), so the leftmost optimal split point is monotone in j and each layer
-// is solved by divide and conquer.
+//   w(i, j) = p(v_{j-1}) * count[i, j)   (runs are half-open),
+// which is the padding plus the constant sum of lengths for p(v) = v. For
+// any non-decreasing price p, w satisfies the quadrangle inequality
+// w(a,c) + w(b,d) <= w(a,d) + w(b,c) for a <= b <= c <= d (the difference is
+// (p(v_{d-1}) - p(v_{c-1})) * count[a, b) >= 0), so the leftmost optimal
+// split point is monotone in j and each layer is solved by divide and
+// conquer. The bucket sampler uses a budget-aware price (bucket_sampler.h).
 // Complexity: O(n) or O(n log n) to build the histogram, O(B * D log D) time
 // and O(B * D) memory for the DP (B < D; B >= D is answered directly).
 // Guarantee: minimum total padding, ties broken towards the smaller split
@@ -50,6 +52,17 @@ absl::StatusOr<LengthHistogram> BuildLengthHistogram(absl::Span<const int64_t> l
 // the longest length: those buckets are empty. Precondition: histogram not
 // empty, num_buckets >= 1.
 std::vector<int64_t> OptimalUpperBounds(const LengthHistogram& histogram, int64_t num_buckets);
+
+// The generalisation the bucket sampler uses: minimise
+//   sum over buckets of count(bucket) * price[index of its upper bound]
+// for any price that is non-decreasing over the distinct lengths (price =
+// the lengths themselves is minimum padding, up to the constant sum of
+// lengths). The quadrangle inequality only needs that monotonicity, so the
+// same exact DP applies. Precondition: price.size() == histogram size,
+// non-decreasing, and total count x max price fits int64.
+std::vector<int64_t> OptimalUpperBoundsForPrice(const LengthHistogram& histogram,
+                                                int64_t num_buckets,
+                                                absl::Span<const int64_t> price);
 
 // Validating front end: lengths non-empty and positive, num_buckets >= 1.
 absl::StatusOr<std::vector<int64_t>> OptimalUpperBounds(absl::Span<const int64_t> lengths,

@@ -118,17 +118,13 @@ TEST(OptimalUpperBoundsTest, MatchesBruteForceOverHistogramCuts) {
 
 // The plain O(B * D^2) recurrence, independent of the divide-and-conquer
 // shortcut, for histograms too large to enumerate.
-int64_t QuadraticDp(const LengthHistogram& h, size_t num_buckets) {
+int64_t QuadraticDp(const LengthHistogram& h, size_t num_buckets,
+                    const std::vector<int64_t>& price) {
   const size_t d = h.values.size();
   const int64_t inf = std::numeric_limits<int64_t>::max();
-  std::vector<int64_t> count(d + 1, 0), sum(d + 1, 0);
-  for (size_t k = 0; k < d; ++k) {
-    count[k + 1] = count[k] + h.counts[k];
-    sum[k + 1] = sum[k] + h.counts[k] * h.values[k];
-  }
-  auto cost = [&](size_t i, size_t j) {
-    return h.values[j - 1] * (count[j] - count[i]) - (sum[j] - sum[i]);
-  };
+  std::vector<int64_t> count(d + 1, 0);
+  for (size_t k = 0; k < d; ++k) count[k + 1] = count[k] + h.counts[k];
+  auto cost = [&](size_t i, size_t j) { return price[j - 1] * (count[j] - count[i]); };
   std::vector<int64_t> f(d + 1, inf);
   f[0] = 0;
   for (size_t b = 0; b < num_buckets; ++b) {
@@ -159,7 +155,55 @@ TEST(OptimalUpperBoundsTest, MatchesQuadraticDpOnLargerHistograms) {
     const size_t num_buckets = 1 + rng.Below(16);
     const std::vector<int64_t> bounds = OptimalUpperBounds(*h, static_cast<int64_t>(num_buckets));
     ExpectWellFormed(lengths, bounds, num_buckets);
-    EXPECT_EQ(Padding(lengths, bounds), QuadraticDp(*h, num_buckets)) << "trial " << trial;
+    int64_t total = 0;
+    for (int64_t l : lengths) total += l;
+    EXPECT_EQ(Padding(lengths, bounds), QuadraticDp(*h, num_buckets, h->values) - total)
+        << "trial " << trial;
+  }
+}
+
+// Price of each bound index's bucket, summed: the objective of
+// OptimalUpperBoundsForPrice, evaluated from the returned bounds.
+int64_t PriceOf(const LengthHistogram& h, const std::vector<int64_t>& bounds,
+                const std::vector<int64_t>& price) {
+  int64_t total = 0;
+  for (size_t d = 0; d < h.values.size(); ++d) {
+    const int64_t bound = *std::lower_bound(bounds.begin(), bounds.end(), h.values[d]);
+    const size_t at = std::lower_bound(h.values.begin(), h.values.end(), bound) - h.values.begin();
+    total += h.counts[d] * price[at];
+  }
+  return total;
+}
+
+TEST(OptimalUpperBoundsTest, AnyMonotonePriceMatchesQuadraticDp) {
+  // Step-shaped prices like the sampler's budget-aware one (many ties), and
+  // random increasing ones.
+  util::Rng rng(14);
+  for (int trial = 0; trial < 80; ++trial) {
+    std::vector<int64_t> lengths;
+    const size_t n = 50 + rng.Below(300);
+    for (size_t i = 0; i < n; ++i) {
+      const double u = rng.Uniform();
+      lengths.push_back(1 + static_cast<int64_t>(3000 * u * u));
+    }
+    absl::StatusOr<LengthHistogram> h = BuildLengthHistogram(lengths);
+    ASSERT_TRUE(h.ok());
+    std::vector<int64_t> price;
+    const int64_t budget = 3000 + static_cast<int64_t>(rng.Below(20000));
+    int64_t running = 0;
+    for (int64_t v : h->values) {
+      if (trial % 2 == 0) {
+        price.push_back((int64_t{1} << 30) / (budget / v));  // 1 / batch cap
+      } else {
+        running += static_cast<int64_t>(rng.Below(50));
+        price.push_back(running);
+      }
+    }
+    const size_t num_buckets = 1 + rng.Below(12);
+    const std::vector<int64_t> bounds =
+        OptimalUpperBoundsForPrice(*h, static_cast<int64_t>(num_buckets), price);
+    ExpectWellFormed(lengths, bounds, num_buckets);
+    EXPECT_EQ(PriceOf(*h, bounds, price), QuadraticDp(*h, num_buckets, price)) << "trial " << trial;
   }
 }
 
