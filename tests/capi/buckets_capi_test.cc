@@ -238,6 +238,45 @@ TEST(BucketsCapiTest, CostBudgetKeepsItsOwnModelReference) {
   flopspack_bucket_sampler_destroy(sampler);
 }
 
+// Costs a sequence by its length, but fails once `calls` reaches zero.
+int CountdownCost(void* user_data, const int64_t* lengths, size_t n, double* out_cost) {
+  int* calls = static_cast<int*>(user_data);
+  if ((*calls)-- <= 0) return 42;
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) total += static_cast<double>(lengths[i]);
+  *out_cost = total;
+  return 0;
+}
+
+TEST(BucketsCapiTest, FailingCostCallbackIsReported) {
+  const std::vector<int64_t> lengths = Lengths(300);
+  int calls = 1000000;
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_custom(CountdownCost, &calls, &model), FLOPSPACK_OK);
+  flopspack_bucket_sampler_options o = Options();
+  flopspack_bucket_sampler* sampler = nullptr;
+  ASSERT_EQ(flopspack_bucket_sampler_create(&o, model, lengths.data(), lengths.size(), &sampler),
+            FLOPSPACK_OK);
+  calls = 0;  // every further call fails: epoch 0 is not cached yet
+  flopspack_plan* plan = reinterpret_cast<flopspack_plan*>(0x1);
+  EXPECT_FLOPSPACK_ERROR(flopspack_bucket_sampler_epoch(sampler, 0, &plan),
+                         FLOPSPACK_CALLBACK_FAILED, "returned 42");
+  EXPECT_EQ(plan, reinterpret_cast<flopspack_plan*>(0x1));
+  calls = 1000000;  // a failed epoch is not cached: it works once the callback does
+  ASSERT_EQ(flopspack_bucket_sampler_epoch(sampler, 0, &plan), FLOPSPACK_OK);
+  flopspack_plan_destroy(plan);
+  calls = 0;  // creation with a cost budget calls the model too
+  o.budget_kind = FLOPSPACK_BUCKET_BUDGET_COST;
+  o.max_batch_cost = 1e6;
+  flopspack_bucket_sampler* failed = reinterpret_cast<flopspack_bucket_sampler*>(0x1);
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_bucket_sampler_create(&o, model, lengths.data(), lengths.size(), &failed),
+      FLOPSPACK_CALLBACK_FAILED, "returned 42");
+  EXPECT_EQ(failed, reinterpret_cast<flopspack_bucket_sampler*>(0x1));
+  flopspack_bucket_sampler_destroy(sampler);
+  flopspack_cost_model_destroy(model);
+}
+
 TEST(BucketsCapiTest, OptionsStructRules) {
   const std::vector<int64_t> lengths = Lengths(500);
   flopspack_bucket_sampler* sampler = nullptr;
