@@ -43,6 +43,7 @@
 %apply (double* INPLACE_ARRAY1, size_t DIM1) { (double* OUT_VALUES, size_t N) };
 %apply (unsigned char* IN_ARRAY1, size_t DIM1) { (const unsigned char* BYTES, size_t N) };
 %apply (unsigned char* INPLACE_ARRAY1, size_t DIM1) { (unsigned char* OUT_BYTES, size_t N) };
+%apply (int64_t* INPLACE_ARRAY1, size_t DIM1) { (int64_t* OUT_INT64S, size_t N) };
 
 /* A borrowed view, copied into a new numpy array (the plan may die first). */
 %typemap(in, numinputs=0, noblock=1) (const int64_t** VIEW, size_t* N)
@@ -67,6 +68,7 @@
 %apply int* OUTPUT { int* OUT_INT };
 %apply unsigned long* OUTPUT { size_t* OUT_SIZE };
 %apply long* OUTPUT { int64_t* OUT_INT64 };
+%apply unsigned long* OUTPUT { uint64_t* OUT_UINT64 };
 
 /* ---- Handles out: a new owning proxy (destroyed once, by its destructor). ---- */
 %typemap(in, numinputs=0, noblock=1) SWIGTYPE** OUT_HANDLE ($*1_ltype handle = NULL) {

@@ -60,6 +60,7 @@ add_dependencies(flopspack_python flopspack_python_files)
 
 if(FLOPSPACK_BUILD_TESTS)
   set(_py_env "PYTHONPATH=${_py_root}" "FLOPSPACK_GOLDEN_DIR=${FLOPSPACK_GOLDEN_DIR}"
+    "FLOPSPACK_REQUIRE_TORCH=1"
     "PYTHONDONTWRITEBYTECODE=1")
   if(FLOPSPACK_BINDINGS_PRELOAD)
     list(APPEND _py_env "LD_PRELOAD=${FLOPSPACK_BINDINGS_PRELOAD}" "ASAN_OPTIONS=detect_leaks=0")

@@ -17,6 +17,8 @@
  *   (const int64_t** VIEW, size_t* N)    a borrowed view, copied into a native array
  *   (const unsigned char* BYTES, size_t N)  native bytes in, no copy
  *   (unsigned char* OUT_BYTES, size_t N)    caller-allocated bytes, written in place
+ *   (int64_t* OUT_INT64S, size_t N)      caller-allocated int64 array, written in place
+ *   uint64_t* OUT_UINT64                 scalar out-parameter
  *
  * What this file holds: the whitelist of wrapped functions (every function is
  * ignored unless listed in the WHITELIST below), the handle types as owning
@@ -92,13 +94,25 @@ FLOPSPACK_WRAP(flopspack_stream_packer_take)
 FLOPSPACK_WRAP(flopspack_stream_packer_totals)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_save)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_restore)
+/* length buckets and the bucket sampler */
+FLOPSPACK_WRAP(flopspack_swig_buckets_optimize)
+FLOPSPACK_WRAP(flopspack_buckets_padding)
+FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_create)
+FLOPSPACK_WRAP(flopspack_bucket_sampler_epoch)
+FLOPSPACK_WRAP(flopspack_bucket_sampler_step)
+FLOPSPACK_WRAP(flopspack_bucket_sampler_steps_per_epoch)
+FLOPSPACK_WRAP(flopspack_bucket_sampler_upper_bounds)
+FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_count)
+FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
 /* Deliberately not wrapped: flopspack_last_error_message (read by the status
  * typemap inside each call), flopspack_*_destroy (called by the handle
  * destructors), flopspack_cost_model_custom (a per-language trampoline),
  * flopspack_cost_model_fit / _document_costs / flopspack_plan_group /
  * _deferred / _dropped / flopspack_plan_metrics (array sizes implied, or the
  * struct/function name clash: see the helpers), flopspack_stream_packer_save /
- * _restore (void* buffers: see the helpers). */
+ * _restore (void* buffers), flopspack_buckets_optimize (output size implied),
+ * flopspack_bucket_sampler_create (the options' upper_bounds pointer is
+ * passed as an array instead), _step_diversity (query + fill split). */
 
 /* ---- Handles: owning objects, destroyed exactly once. ---- */
 %define FLOPSPACK_HANDLE(type, destroy)
@@ -113,6 +127,7 @@ struct type {};
 FLOPSPACK_HANDLE(flopspack_cost_model, flopspack_cost_model_destroy)
 FLOPSPACK_HANDLE(flopspack_plan, flopspack_plan_destroy)
 FLOPSPACK_HANDLE(flopspack_stream_packer, flopspack_stream_packer_destroy)
+FLOPSPACK_HANDLE(flopspack_bucket_sampler, flopspack_bucket_sampler_destroy)
 
 /* ---- Output structs: constructed with struct_size already set. ---- */
 %define FLOPSPACK_OUTPUT_STRUCT(type, ctype)
@@ -152,6 +167,11 @@ FLOPSPACK_OUTPUT_STRUCT(flopspack_stream_totals, flopspack_stream_totals)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_transformer_config, flopspack_transformer_config_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_stream_options, flopspack_stream_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_sampler_options_init)
+/* A pointer member cannot safely hold target-language memory: the bounds go
+ * to flopspack_swig_bucket_sampler_create as an array instead. */
+%ignore flopspack_bucket_sampler_options::upper_bounds;
+%ignore flopspack_bucket_sampler_options::num_upper_bounds;
 
 %apply SWIGTYPE* OUT_STRUCT {
   flopspack_plan_metrics_data* out, flopspack_fit_report* report, flopspack_stream_totals* out
@@ -160,18 +180,28 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_stream_options, flopspack_stream_options_init
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
 %apply (const int64_t* LENGTHS, size_t N) {
   (const int64_t* document_lengths, size_t n), (const int64_t* lengths, size_t n),
-  (const int64_t* document_lengths, size_t num_lengths)
+  (const int64_t* document_lengths, size_t num_lengths),
+  (const int64_t* upper_bounds, size_t num_buckets),
+  (const int64_t* upper_bounds, size_t num_upper_bounds)
 };
+%apply (int64_t* OUT_INT64S, size_t N) { (int64_t* upper_bounds, size_t num_buckets) };
+%apply uint64_t* OUT_UINT64 { uint64_t* out };
 %apply (const size_t* OFFSETS, size_t N) { (const size_t* sample_offsets, size_t num_offsets) };
 %apply (const double* VALUES, size_t N) { (const double* seconds, size_t num_samples) };
-%apply (double* OUT_VALUES, size_t N) { (double* out_costs, size_t num_out_costs) };
+%apply (double* OUT_VALUES, size_t N) {
+  (double* out_costs, size_t num_out_costs),
+  (double* token_distances, size_t num_token_distances),
+  (double* sample_distances, size_t num_sample_distances)
+};
 %apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost };
 %apply int* OUT_INT { int* out_additive };
 %apply size_t* OUT_SIZE { size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size };
 %apply (const unsigned char* BYTES, size_t N) { (const unsigned char* bytes, size_t size) };
 %apply (unsigned char* OUT_BYTES, size_t N) { (unsigned char* buffer, size_t capacity) };
-%apply int64_t* OUT_INT64 { int64_t* real_tokens, int64_t* computed_tokens };
-%apply (const int64_t** VIEW, size_t* N) { (const int64_t** items, size_t* n) };
+%apply int64_t* OUT_INT64 { int64_t* real_tokens, int64_t* computed_tokens, int64_t* out_padding };
+%apply (const int64_t** VIEW, size_t* N) {
+  (const int64_t** items, size_t* n), (const int64_t** upper_bounds, size_t* n)
+};
 
 #define flopspack_plan_metrics flopspack_plan_metrics_data /* SWIG's view only */
 %warnfilter(302) flopspack_plan_metrics_data;
@@ -247,6 +277,54 @@ flopspack_status flopspack_swig_stream_packer_restore(const unsigned char* bytes
                                                       flopspack_stream_packer** out) {
   return flopspack_stream_packer_restore(bytes, size, model, out);
 }
+/* flopspack_buckets_optimize into a caller array of num_buckets entries. */
+flopspack_status flopspack_swig_buckets_optimize(const int64_t* lengths, size_t n,
+                                                 int64_t* upper_bounds, size_t num_buckets) {
+  return flopspack_buckets_optimize(lengths, n, num_buckets, upper_bounds);
+}
+
+/* flopspack_bucket_sampler_create with the explicit bounds as an array
+ * (empty = optimal bounds); the options' own pointer fields are ignored. */
+flopspack_status flopspack_swig_bucket_sampler_create(
+    const flopspack_bucket_sampler_options* options, const flopspack_cost_model* model,
+    const int64_t* lengths, size_t n, const int64_t* upper_bounds, size_t num_upper_bounds,
+    flopspack_bucket_sampler** out) {
+  if (options == NULL) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "options must not be NULL");
+  }
+  flopspack_bucket_sampler_options o = *options;
+  o.upper_bounds = num_upper_bounds > 0 ? upper_bounds : NULL;
+  o.num_upper_bounds = num_upper_bounds;
+  return flopspack_bucket_sampler_create(&o, model, lengths, n, out);
+}
+
+/* flopspack_bucket_sampler_step_diversity split in two: the step count of a
+ * plan, then both distance arrays, each of exactly that many entries. */
+flopspack_status flopspack_swig_bucket_sampler_step_count(const flopspack_bucket_sampler* sampler,
+                                                          const flopspack_plan* plan,
+                                                          size_t* size) {
+  return flopspack_bucket_sampler_step_diversity(sampler, plan, NULL, NULL, 0, size);
+}
+flopspack_status flopspack_swig_bucket_sampler_step_diversity(
+    const flopspack_bucket_sampler* sampler, const flopspack_plan* plan, double* token_distances,
+    size_t num_token_distances, double* sample_distances, size_t num_sample_distances) {
+  if (num_token_distances != num_sample_distances) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "token_distances has " + std::to_string(num_token_distances) +
+                                   " entries but sample_distances has " +
+                                   std::to_string(num_sample_distances));
+  }
+  size_t steps = 0;
+  flopspack_status s = flopspack_bucket_sampler_step_diversity(
+      sampler, plan, token_distances, sample_distances, num_token_distances, &steps);
+  if (s == FLOPSPACK_OK && steps != num_token_distances) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "the plan has " + std::to_string(steps) + " steps, not " +
+                                   std::to_string(num_token_distances));
+  }
+  return s;
+}
+
 flopspack_status flopspack_swig_plan_dropped(const flopspack_plan* plan, const int64_t** items,
                                              size_t* n) {
   return flopspack_plan_dropped(plan, items, n);

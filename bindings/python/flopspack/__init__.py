@@ -9,6 +9,7 @@ context managers. See docs/bindings.md.
 from __future__ import annotations
 
 from . import capi as _capi
+from ._buckets import BucketBudget, BucketSampler, bucket_padding, optimize_buckets
 from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
 from ._errors import (
     BufferTooSmallError,
@@ -53,6 +54,8 @@ if version_number() // 10000 != _capi.FLOPSPACK_VERSION_NUMBER // 10000:
     )
 
 __all__ = [
+    "BucketBudget",
+    "BucketSampler",
     "AttentionSpan",
     "BufferTooSmallError",
     "CallbackError",
@@ -75,6 +78,8 @@ __all__ = [
     "StreamPacker",
     "StreamTotals",
     "TransformerConfig",
+    "bucket_padding",
+    "optimize_buckets",
     "status_string",
     "version",
     "version_number",

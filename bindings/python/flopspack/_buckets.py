@@ -1,0 +1,136 @@
+"""Length buckets and the bucket sampler: padded batches with little
+padding whose optimizer steps still see the whole length distribution
+(docs/buckets.md)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+from . import _arrays
+from . import capi as _capi
+from ._cost import CostModel
+from ._handle import Handle
+from ._plan import Plan
+
+
+def optimize_buckets(lengths: Any, num_buckets: int) -> np.ndarray:
+    """The num_buckets upper bounds minimising total padding (exact DP)."""
+    bounds = np.empty(int(num_buckets), dtype=np.int64)
+    _capi.flopspack_swig_buckets_optimize(_arrays.lengths(lengths), bounds)
+    return bounds
+
+
+def bucket_padding(lengths: Any, upper_bounds: Any) -> int:
+    """Total padding when each sample is padded to the first bound >= it."""
+    return _capi.flopspack_buckets_padding(
+        _arrays.lengths(lengths), _arrays.lengths(upper_bounds, "upper_bounds")
+    )
+
+
+class BucketBudget(enum.IntEnum):
+    """What limits a padded batch."""
+
+    PADDED_TOKENS = _capi.FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS
+    COST = _capi.FLOPSPACK_BUCKET_BUDGET_COST
+
+
+class BucketSampler(Handle):
+    """flopspack_bucket_sampler: padded batches from length buckets, arranged
+    into optimizer steps of num_ranks x accumulation_steps batches. Give
+    max_padded_tokens (budget PADDED_TOKENS) or max_batch_cost with a model
+    (budget COST). Epochs and steps are pure functions of (seed, epoch), so a
+    resumed run sees the same batches. Immutable; thread-safe."""
+
+    __slots__ = ("_model", "_num_ranks", "_accumulation_steps")
+    _delete = _capi.flopspack_bucket_sampler.__swig_destroy__
+
+    def __init__(
+        self,
+        lengths: Any,
+        *,
+        max_padded_tokens: Optional[int] = None,
+        max_batch_cost: Optional[float] = None,
+        num_buckets: Optional[int] = None,
+        upper_bounds: Any = None,
+        drop_last: bool = False,
+        num_ranks: int = 1,
+        accumulation_steps: int = 1,
+        seed: int = 0,
+        model: Optional[CostModel] = None,
+    ) -> None:
+        options = _capi.flopspack_bucket_sampler_options()  # library defaults
+        if max_batch_cost is not None:
+            options.budget_kind = int(BucketBudget.COST)
+            options.max_batch_cost = float(max_batch_cost)
+        if max_padded_tokens is not None:
+            options.max_padded_tokens = int(max_padded_tokens)
+        if num_buckets is not None:
+            options.num_buckets = int(num_buckets)
+        options.drop_last = int(bool(drop_last))
+        options.num_ranks = int(num_ranks)
+        options.accumulation_steps = int(accumulation_steps)
+        options.seed = int(seed)
+        bounds = (
+            np.zeros(0, dtype=np.int64)
+            if upper_bounds is None
+            else _arrays.lengths(upper_bounds, "upper_bounds")
+        )
+        self._model = model  # a custom model's callable stays alive
+        self._num_ranks = options.num_ranks
+        self._accumulation_steps = options.accumulation_steps
+        super().__init__(
+            _capi.flopspack_swig_bucket_sampler_create(
+                options,
+                model._handle if model is not None else None,
+                _arrays.lengths(lengths),
+                bounds,
+            )
+        )
+
+    @property
+    def num_ranks(self) -> int:
+        return self._num_ranks
+
+    @property
+    def accumulation_steps(self) -> int:
+        return self._accumulation_steps
+
+    @property
+    def steps_per_epoch(self) -> int:
+        """Optimizer steps per epoch (the same for every epoch)."""
+        return _capi.flopspack_bucket_sampler_steps_per_epoch(self._handle)
+
+    @property
+    def upper_bounds(self) -> np.ndarray:
+        """The bucket upper bounds in use."""
+        return _capi.flopspack_bucket_sampler_upper_bounds(self._handle)
+
+    def epoch(self, epoch: int) -> Plan:
+        """One epoch: one group per batch, ordered by step, rank,
+        accumulation index; each group's slot() is (rank, step*A + a)."""
+        return Plan(_capi.flopspack_bucket_sampler_epoch(self._handle, int(epoch)))
+
+    def step(self, epoch: int, step: int) -> Plan:
+        """One optimizer step of an epoch (its num_ranks x A batches)."""
+        return Plan(_capi.flopspack_bucket_sampler_step(self._handle, int(epoch), int(step)))
+
+    def step_diversity(self, plan: Plan) -> Tuple[np.ndarray, np.ndarray]:
+        """Per-step KS distances (token-weighted, sample-weighted) of a plan
+        of this sampler to the whole data's length distribution."""
+        h = self._handle
+        steps = _capi.flopspack_swig_bucket_sampler_step_count(h, plan._handle)
+        tokens = np.empty(steps, dtype=np.float64)
+        samples = np.empty(steps, dtype=np.float64)
+        _capi.flopspack_swig_bucket_sampler_step_diversity(h, plan._handle, tokens, samples)
+        return tokens, samples
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<flopspack.BucketSampler closed>"
+        return (
+            f"<flopspack.BucketSampler buckets={len(self.upper_bounds)} ranks={self._num_ranks}"
+            f" accumulation={self._accumulation_steps} steps_per_epoch={self.steps_per_epoch}>"
+        )

@@ -1,0 +1,78 @@
+import itertools
+
+import numpy as np
+import pytest
+
+import flopspack
+
+
+def brute_force_padding(lengths, k):
+    distinct = sorted(set(lengths))
+    best = None
+    for cut in itertools.combinations(distinct[:-1], min(k, len(distinct)) - 1):
+        bounds = list(cut) + [distinct[-1]]
+        pad = sum(min(b for b in bounds if b >= l) - l for l in lengths)
+        best = pad if best is None else min(best, pad)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_optimize_buckets_is_optimal_on_small_cases(seed):
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 40, size=rng.integers(1, 12))
+    k = int(rng.integers(1, 5))
+    bounds = flopspack.optimize_buckets(lengths, k)
+    assert len(bounds) == k and np.all(np.diff(bounds) >= 0) and bounds[-1] == lengths.max()
+    assert flopspack.bucket_padding(lengths, bounds) == brute_force_padding(lengths.tolist(), k)
+
+
+def test_bucket_errors_carry_the_library_message():
+    with pytest.raises(flopspack.InvalidArgumentError, match=r"lengths\[1\] = 0"):
+        flopspack.optimize_buckets([4, 0, 5], 2)
+    with pytest.raises(flopspack.InvalidArgumentError, match="num_buckets = 0"):
+        flopspack.optimize_buckets([4, 5], 0)
+    with pytest.raises(flopspack.InvalidArgumentError, match="max_padded_tokens = 0"):
+        flopspack.BucketSampler([1, 2, 3])
+    with pytest.raises(flopspack.InfeasibleError):
+        flopspack.BucketSampler([10, 20, 5000], max_padded_tokens=1000)
+
+
+def test_sampler_epochs_steps_and_resume():
+    lengths = np.random.default_rng(2).integers(1, 2000, size=3000)
+    s = flopspack.BucketSampler(lengths, max_padded_tokens=8000, num_buckets=8, num_ranks=4,
+                                accumulation_steps=2, seed=5)
+    steps = s.steps_per_epoch
+    epoch = s.epoch(3)
+    assert len(epoch) == steps * 4 * 2 and epoch.metrics.num_steps == steps
+    seen = np.sort(np.concatenate([g.items for g in epoch]))
+    np.testing.assert_array_equal(seen, np.arange(len(lengths)))  # pad last: all, once
+    for g_index, g in enumerate(epoch):
+        step, rest = divmod(g_index, 8)
+        rank, a = divmod(rest, 2)
+        assert (g.rank, g.slot) == (rank, step * 2 + a)
+        assert len(g.items) * lengths[g.items].max() <= 8000
+    step_plan = s.step(3, 7)
+    for g_step, g_epoch in zip(step_plan, list(epoch)[7 * 8:8 * 8]):
+        np.testing.assert_array_equal(g_step.items, g_epoch.items)
+        assert (g_step.rank, g_step.slot) == (g_epoch.rank, g_epoch.slot)
+    tokens, samples = s.step_diversity(epoch)
+    assert tokens.shape == (steps,) and np.all((0 <= tokens) & (tokens <= 1))
+    assert np.mean(tokens) == pytest.approx(epoch.metrics.diversity_distance)
+    again = flopspack.BucketSampler(lengths, max_padded_tokens=8000, num_buckets=8, num_ranks=4,
+                                    accumulation_steps=2, seed=5)
+    np.testing.assert_array_equal(again.epoch(3).to_csr()[1], epoch.to_csr()[1])
+    assert "steps_per_epoch=" in repr(s)
+    s.close()
+    with pytest.raises(flopspack.ClosedError):
+        s.epoch(0)
+
+
+def test_explicit_bounds_and_a_cost_budget_with_a_custom_model():
+    lengths = np.random.default_rng(3).integers(1, 1000, size=800)
+    s = flopspack.BucketSampler(lengths, max_padded_tokens=4000, upper_bounds=[250, 500, 1000])
+    np.testing.assert_array_equal(s.upper_bounds, [250, 500, 1000])
+    model = flopspack.CostModel.custom(lambda l: float(len(l) * l.max() ** 2) if len(l) else 0.0)
+    c = flopspack.BucketSampler(lengths, max_batch_cost=4e6, model=model, num_buckets=4)
+    model.close()  # the sampler keeps the model and its callable
+    for g in c.epoch(0):
+        assert g.cost <= 4e6
