@@ -196,4 +196,83 @@ TEST(GoldenTest, StreamPacker) {
   }
 }
 
+TEST(GoldenTest, Buckets) {
+  const Value file = Load("buckets.json");
+  ASSERT_GE(file["cases"].items.size(), 6u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    const std::vector<int64_t> lengths = c["lengths"].AsInts();
+    if (c["op"].text == "optimize") {
+      const size_t k = static_cast<size_t>(c["num_buckets"].AsInt());
+      std::vector<int64_t> bounds(k);
+      ASSERT_EQ(flopspack_buckets_optimize(lengths.data(), lengths.size(), k, bounds.data()),
+                FLOPSPACK_OK);
+      EXPECT_EQ(bounds, c["upper_bounds"].AsInts());
+      int64_t padding = -1;
+      ASSERT_EQ(
+          flopspack_buckets_padding(lengths.data(), lengths.size(), bounds.data(), k, &padding),
+          FLOPSPACK_OK);
+      EXPECT_EQ(padding, c["padding"].AsInt());
+      continue;
+    }
+    ASSERT_EQ(c["op"].text, "sampler");
+    const Value& o = c["options"];
+    const std::vector<int64_t> explicit_bounds = o["upper_bounds"].AsInts();
+    flopspack_bucket_sampler_options options;
+    flopspack_bucket_sampler_options_init(&options);
+    options.budget_kind = static_cast<int32_t>(o["budget_kind"].AsInt());
+    options.num_buckets = static_cast<uint32_t>(o["num_buckets"].AsInt());
+    options.drop_last = static_cast<int32_t>(o["drop_last"].AsInt());
+    options.upper_bounds = explicit_bounds.empty() ? nullptr : explicit_bounds.data();
+    options.num_upper_bounds = explicit_bounds.size();
+    options.max_padded_tokens = o["max_padded_tokens"].AsInt();
+    options.max_batch_cost = o["max_batch_cost"].AsDouble();
+    options.num_ranks = static_cast<uint64_t>(o["num_ranks"].AsInt());
+    options.accumulation_steps = static_cast<uint64_t>(o["accumulation_steps"].AsInt());
+    options.seed = static_cast<uint64_t>(o["seed"].AsInt());
+    flopspack_cost_model* model = golden::MakeModel(c["model"]);
+    flopspack_bucket_sampler* sampler = nullptr;
+    ASSERT_EQ(
+        flopspack_bucket_sampler_create(&options, model, lengths.data(), lengths.size(), &sampler),
+        FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    flopspack_cost_model_destroy(model);
+    uint64_t steps = 0;
+    ASSERT_EQ(flopspack_bucket_sampler_steps_per_epoch(sampler, &steps), FLOPSPACK_OK);
+    EXPECT_EQ(int64_t(steps), c["steps_per_epoch"].AsInt());
+    const int64_t* bounds = nullptr;
+    size_t num_bounds = 0;
+    ASSERT_EQ(flopspack_bucket_sampler_upper_bounds(sampler, &bounds, &num_bounds), FLOPSPACK_OK);
+    EXPECT_EQ(std::vector<int64_t>(bounds, bounds + num_bounds), c["upper_bounds"].AsInts());
+    for (const Value& e : c["epochs"].items) {
+      flopspack_plan* plan = nullptr;
+      ASSERT_EQ(flopspack_bucket_sampler_epoch(sampler, uint64_t(e["epoch"].AsInt()), &plan),
+                FLOPSPACK_OK);
+      ExpectPlan(plan, e["plan"], "epoch " + std::to_string(e["epoch"].AsInt()));
+      const std::vector<double> want_tokens = e["token_distances"].AsDoubles();
+      const std::vector<double> want_samples = e["sample_distances"].AsDoubles();
+      std::vector<double> tokens(want_tokens.size()), samples(want_samples.size());
+      size_t n = 0;
+      ASSERT_EQ(flopspack_bucket_sampler_step_diversity(sampler, plan, tokens.data(),
+                                                        samples.data(), tokens.size(), &n),
+                FLOPSPACK_OK);
+      ASSERT_EQ(n, want_tokens.size());
+      for (size_t i = 0; i < n; ++i) {
+        EXPECT_SAME_DOUBLE(tokens[i], want_tokens[i]);
+        EXPECT_SAME_DOUBLE(samples[i], want_samples[i]);
+      }
+      flopspack_plan_destroy(plan);
+    }
+    for (const Value& st : c["steps"].items) {
+      flopspack_plan* plan = nullptr;
+      ASSERT_EQ(flopspack_bucket_sampler_step(sampler, uint64_t(st["epoch"].AsInt()),
+                                              uint64_t(st["step"].AsInt()), &plan),
+                FLOPSPACK_OK);
+      ExpectPlan(plan, st["plan"], "step " + std::to_string(st["step"].AsInt()));
+      flopspack_plan_destroy(plan);
+    }
+    flopspack_bucket_sampler_destroy(sampler);
+  }
+}
+
 }  // namespace

@@ -303,6 +303,152 @@ void WriteStreamCase(Writer& w, const std::string& name, const std::string& mode
   flopspack_cost_model_destroy(model);
 }
 
+// Bucket boundaries: optimal bounds and their padding.
+void WriteOptimizeCase(Writer& w, const std::string& name, const std::vector<int64_t>& lengths,
+                       size_t num_buckets) {
+  std::vector<int64_t> bounds(num_buckets);
+  Check(flopspack_buckets_optimize(lengths.data(), lengths.size(), num_buckets, bounds.data()),
+        "optimize");
+  int64_t padding = 0;
+  Check(flopspack_buckets_padding(lengths.data(), lengths.size(), bounds.data(), num_buckets,
+                                  &padding),
+        "padding");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"optimize\", \"num_buckets\": " + std::to_string(num_buckets) +
+        ",\n     \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(",\n     \"upper_bounds\": ");
+  w.Ints(bounds);
+  w.Raw(", \"padding\": " + std::to_string(padding) + "}");
+}
+
+struct SamplerSpec {
+  int budget_kind = FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS;
+  uint32_t num_buckets = 64;
+  int drop_last = 0;
+  std::vector<int64_t> upper_bounds;
+  int64_t max_padded_tokens = 0;
+  double max_batch_cost = 0;
+  uint64_t num_ranks = 1, accumulation_steps = 1, seed = 0;
+};
+
+// The bucket sampler: two epochs with their per-step diversity, and two
+// single steps.
+void WriteSamplerCase(Writer& w, const std::string& name, const std::string& model_text,
+                      const SamplerSpec& spec, const std::vector<int64_t>& lengths) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  flopspack_bucket_sampler_options o;
+  flopspack_bucket_sampler_options_init(&o);
+  o.budget_kind = spec.budget_kind;
+  o.num_buckets = spec.num_buckets;
+  o.drop_last = spec.drop_last;
+  o.upper_bounds = spec.upper_bounds.empty() ? nullptr : spec.upper_bounds.data();
+  o.num_upper_bounds = spec.upper_bounds.size();
+  o.max_padded_tokens = spec.max_padded_tokens;
+  o.max_batch_cost = spec.max_batch_cost;
+  o.num_ranks = spec.num_ranks;
+  o.accumulation_steps = spec.accumulation_steps;
+  o.seed = spec.seed;
+  flopspack_bucket_sampler* sampler = nullptr;
+  Check(flopspack_bucket_sampler_create(&o, model, lengths.data(), lengths.size(), &sampler),
+        "sampler create");
+  flopspack_cost_model_destroy(model);
+  uint64_t steps = 0;
+  Check(flopspack_bucket_sampler_steps_per_epoch(sampler, &steps), "steps_per_epoch");
+  const int64_t* bounds = nullptr;
+  size_t num_bounds = 0;
+  Check(flopspack_bucket_sampler_upper_bounds(sampler, &bounds, &num_bounds), "upper_bounds");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"sampler\",\n     \"model\": " + model_text + ",\n     \"options\": {");
+  w.Raw("\"budget_kind\": " + std::to_string(spec.budget_kind) +
+        ", \"num_buckets\": " + std::to_string(spec.num_buckets) +
+        ", \"drop_last\": " + std::to_string(spec.drop_last) + ", \"upper_bounds\": ");
+  w.Ints(spec.upper_bounds);
+  w.Raw(", \"max_padded_tokens\": " + std::to_string(spec.max_padded_tokens) +
+        ", \"max_batch_cost\": ");
+  w.Double(spec.max_batch_cost);
+  w.Raw(", \"num_ranks\": " + std::to_string(spec.num_ranks) +
+        ", \"accumulation_steps\": " + std::to_string(spec.accumulation_steps) +
+        ", \"seed\": " + std::to_string(spec.seed) + "},\n     \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(",\n     \"steps_per_epoch\": " + std::to_string(steps) + ", \"upper_bounds\": ");
+  w.Ints(std::vector<int64_t>(bounds, bounds + num_bounds));
+  w.Raw(",\n     \"epochs\": [");
+  for (uint64_t epoch = 0; epoch < 2; ++epoch) {
+    flopspack_plan* plan = nullptr;
+    Check(flopspack_bucket_sampler_epoch(sampler, epoch, &plan), "epoch");
+    size_t n = 0;
+    Check(flopspack_bucket_sampler_step_diversity(sampler, plan, nullptr, nullptr, 0, &n),
+          "diversity size");
+    std::vector<double> tokens(n), samples(n);
+    Check(flopspack_bucket_sampler_step_diversity(sampler, plan, tokens.data(), samples.data(), n,
+                                                  &n),
+          "diversity");
+    w.Raw(epoch ? ",\n      {" : "\n      {");
+    w.Raw("\"epoch\": " + std::to_string(epoch) + ", \"token_distances\": ");
+    w.Doubles(tokens);
+    w.Raw(", \"sample_distances\": ");
+    w.Doubles(samples);
+    w.Raw(",\n       \"plan\": ");
+    WritePlan(w, plan, "        ");
+    w.Raw("}");
+    flopspack_plan_destroy(plan);
+  }
+  w.Raw("],\n     \"steps\": [");
+  const std::vector<std::pair<uint64_t, uint64_t>> picks = {{1, 0}, {5, steps - 1}};
+  for (size_t i = 0; i < picks.size(); ++i) {
+    flopspack_plan* plan = nullptr;
+    Check(flopspack_bucket_sampler_step(sampler, picks[i].first, picks[i].second, &plan), "step");
+    w.Raw(i ? ",\n      {" : "\n      {");
+    w.Raw("\"epoch\": " + std::to_string(picks[i].first) +
+          ", \"step\": " + std::to_string(picks[i].second) + ", \"plan\": ");
+    WritePlan(w, plan, "        ");
+    w.Raw("}");
+    flopspack_plan_destroy(plan);
+  }
+  w.Raw("]}");
+  flopspack_bucket_sampler_destroy(sampler);
+}
+
+std::string Buckets() {
+  Writer w;
+  WriteOptimizeCase(w, "optimize/small", {1, 2, 3, 10, 11, 12}, 2);
+  w.Raw(",\n");
+  WriteOptimizeCase(w, "optimize/fewer-distinct-than-buckets", {5, 5, 9, 9, 9}, 4);
+  w.Raw(",\n");
+  WriteOptimizeCase(w, "optimize/random-8", Lengths(200, 4000, 21), 8);
+  w.Raw(",\n");
+  SamplerSpec tokens;
+  tokens.num_buckets = 6;
+  tokens.max_padded_tokens = 6000;
+  tokens.num_ranks = 2;
+  tokens.accumulation_steps = 2;
+  tokens.seed = 17;
+  WriteSamplerCase(w, "sampler/padded-tokens-pad-last", "null", tokens, Lengths(240, 2000, 22));
+  w.Raw(",\n");
+  SamplerSpec dropping = tokens;
+  dropping.drop_last = 1;
+  dropping.upper_bounds = {300, 700, 1200, 2000};
+  dropping.num_ranks = 3;
+  dropping.accumulation_steps = 1;
+  dropping.seed = 4;
+  WriteSamplerCase(w, "sampler/explicit-bounds-drop-last", "null", dropping,
+                   Lengths(200, 2000, 23));
+  w.Raw(",\n");
+  SamplerSpec cost;
+  cost.budget_kind = FLOPSPACK_BUCKET_BUDGET_COST;
+  cost.num_buckets = 5;
+  cost.max_batch_cost = 2.5e6;
+  cost.num_ranks = 2;
+  cost.accumulation_steps = 2;
+  cost.seed = 99;
+  WriteSamplerCase(w, "sampler/cost-budget-polynomial", Polynomial(100, 10, 1, 0.5), cost,
+                   Lengths(180, 1500, 24));
+  return w.out;
+}
+
 void Save(const std::string& dir, const std::string& file, const std::string& kind,
           const std::string& cases) {
   std::ofstream out(dir + "/" + file);
@@ -364,6 +510,7 @@ int main(int argc, char** argv) {
   try {
     Save(argv[1], "cost_models.json", "cost", CostModels());
     Save(argv[1], "stream_packer.json", "stream", StreamPacker());
+    Save(argv[1], "buckets.json", "buckets", Buckets());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

@@ -111,3 +111,36 @@ def test_stream_packer(golden_dir):
                 assert dataclasses.asdict(packer.totals) == op["expect"], where
             else:
                 pytest.fail(f"unknown op {op['op']}")
+
+
+def test_buckets(golden_dir):
+    cases = load(golden_dir, "buckets.json")
+    assert len(cases) >= 6
+    for case in cases:
+        name = case["name"]
+        if case["op"] == "optimize":
+            bounds = flopspack.optimize_buckets(case["lengths"], case["num_buckets"])
+            assert bounds.tolist() == case["upper_bounds"], name
+            assert flopspack.bucket_padding(case["lengths"], bounds) == case["padding"], name
+            continue
+        o = case["options"]
+        kwargs = dict(num_buckets=o["num_buckets"], drop_last=bool(o["drop_last"]),
+                      num_ranks=o["num_ranks"], accumulation_steps=o["accumulation_steps"],
+                      seed=o["seed"], model=make_model(case["model"]),
+                      upper_bounds=o["upper_bounds"] or None)
+        if o["budget_kind"] == flopspack.BucketBudget.COST:
+            kwargs["max_batch_cost"] = o["max_batch_cost"]
+        else:
+            kwargs["max_padded_tokens"] = o["max_padded_tokens"]
+        sampler = flopspack.BucketSampler(case["lengths"], **kwargs)
+        assert sampler.steps_per_epoch == case["steps_per_epoch"], name
+        assert sampler.upper_bounds.tolist() == case["upper_bounds"], name
+        for e in case["epochs"]:
+            with sampler.epoch(e["epoch"]) as plan:
+                check_plan(plan, e["plan"], f"{name} epoch {e['epoch']}")
+                tokens, samples = sampler.step_diversity(plan)
+                assert [bits(x) for x in tokens] == [bits(x) for x in e["token_distances"]]
+                assert [bits(x) for x in samples] == [bits(x) for x in e["sample_distances"]]
+        for st in case["steps"]:
+            with sampler.step(st["epoch"], st["step"]) as plan:
+                check_plan(plan, st["plan"], f"{name} step {st['step']}")
