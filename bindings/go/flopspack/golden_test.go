@@ -307,3 +307,99 @@ func TestGoldenStreamPacker(t *testing.T) {
 		p.Close()
 	}
 }
+
+func TestGoldenBuckets(t *testing.T) {
+	cases := loadGolden(t, "buckets.json")
+	if len(cases) < 6 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name        string
+			Op          string
+			Lengths     []int64
+			NumBuckets  int     `json:"num_buckets"`
+			UpperBounds []int64 `json:"upper_bounds"`
+			Padding     int64
+			Model       *modelSpec
+			Options     struct {
+				BudgetKind        int32   `json:"budget_kind"`
+				NumBuckets        uint32  `json:"num_buckets"`
+				DropLast          int     `json:"drop_last"`
+				UpperBounds       []int64 `json:"upper_bounds"`
+				MaxPaddedTokens   int64   `json:"max_padded_tokens"`
+				MaxBatchCost      float64 `json:"max_batch_cost"`
+				NumRanks          uint64  `json:"num_ranks"`
+				AccumulationSteps uint64  `json:"accumulation_steps"`
+				Seed              uint64
+			}
+			StepsPerEpoch uint64 `json:"steps_per_epoch"`
+			Epochs        []struct {
+				Epoch           uint64
+				TokenDistances  []float64 `json:"token_distances"`
+				SampleDistances []float64 `json:"sample_distances"`
+				Plan            *goldenPlan
+			}
+			Steps []struct {
+				Epoch, Step uint64
+				Plan        *goldenPlan
+			}
+		}
+		dec := json.NewDecoder(bytesReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Op == "optimize" {
+			bounds, err := OptimizeBuckets(c.Lengths, c.NumBuckets)
+			if err != nil || !reflect.DeepEqual(bounds, c.UpperBounds) {
+				t.Errorf("%s: bounds %v err %v", c.Name, bounds, err)
+			}
+			if p, _ := BucketPadding(c.Lengths, bounds); p != c.Padding {
+				t.Errorf("%s: padding %d", c.Name, p)
+			}
+			continue
+		}
+		o := c.Options
+		model := makeModel(t, c.Model)
+		s, err := NewBucketSampler(c.Lengths, BucketSamplerOptions{
+			Budget: BucketBudget(o.BudgetKind), NumBuckets: o.NumBuckets, DropLast: o.DropLast == 1,
+			UpperBounds: o.UpperBounds, MaxPaddedTokens: o.MaxPaddedTokens, MaxBatchCost: o.MaxBatchCost,
+			NumRanks: o.NumRanks, AccumulationSteps: o.AccumulationSteps, Seed: o.Seed}, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.Close()
+		if n, _ := s.StepsPerEpoch(); n != c.StepsPerEpoch {
+			t.Errorf("%s: steps %d", c.Name, n)
+		}
+		if b, _ := s.UpperBounds(); !reflect.DeepEqual(b, c.UpperBounds) {
+			t.Errorf("%s: upper bounds %v", c.Name, b)
+		}
+		for _, e := range c.Epochs {
+			plan, err := s.Epoch(e.Epoch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, c.Name+" epoch "+itoa(int(e.Epoch)), plan, e.Plan)
+			tokens, samples, err := s.StepDiversity(plan)
+			if err != nil || len(tokens) != len(e.TokenDistances) {
+				t.Fatalf("%s: diversity %v", c.Name, err)
+			}
+			for i := range tokens {
+				sameBits(t, c.Name+" token distance", tokens[i], e.TokenDistances[i])
+				sameBits(t, c.Name+" sample distance", samples[i], e.SampleDistances[i])
+			}
+			plan.Close()
+		}
+		for _, st := range c.Steps {
+			plan, err := s.Step(st.Epoch, st.Step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, c.Name+" step "+itoa(int(st.Step)), plan, st.Plan)
+			plan.Close()
+		}
+		s.Close()
+	}
+}
