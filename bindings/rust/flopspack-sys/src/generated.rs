@@ -262,6 +262,100 @@ extern "C" {
 extern "C" {
     pub fn flopspack_plan_destroy(plan: *mut flopspack_plan);
 }
+extern "C" {
+    pub fn flopspack_buckets_optimize(
+        lengths: *const i64,
+        n: usize,
+        num_buckets: usize,
+        upper_bounds: *mut i64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_buckets_padding(
+        lengths: *const i64,
+        n: usize,
+        upper_bounds: *const i64,
+        num_buckets: usize,
+        out_padding: *mut i64,
+    ) -> flopspack_status;
+}
+pub const flopspack_bucket_budget_FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS: flopspack_bucket_budget =
+    0;
+pub const flopspack_bucket_budget_FLOPSPACK_BUCKET_BUDGET_COST: flopspack_bucket_budget = 1;
+pub type flopspack_bucket_budget = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_bucket_sampler_options {
+    pub struct_size: u32,
+    pub budget_kind: i32,
+    pub num_buckets: u32,
+    pub drop_last: i32,
+    pub upper_bounds: *const i64,
+    pub num_upper_bounds: u64,
+    pub max_padded_tokens: i64,
+    pub max_batch_cost: f64,
+    pub num_ranks: u64,
+    pub accumulation_steps: u64,
+    pub seed: u64,
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_options_init(options: *mut flopspack_bucket_sampler_options);
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_bucket_sampler {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_create(
+        options: *const flopspack_bucket_sampler_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_bucket_sampler,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_epoch(
+        sampler: *const flopspack_bucket_sampler,
+        epoch: u64,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_step(
+        sampler: *const flopspack_bucket_sampler,
+        epoch: u64,
+        step: u64,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_steps_per_epoch(
+        sampler: *const flopspack_bucket_sampler,
+        out: *mut u64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_upper_bounds(
+        sampler: *const flopspack_bucket_sampler,
+        upper_bounds: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_step_diversity(
+        sampler: *const flopspack_bucket_sampler,
+        plan: *const flopspack_plan,
+        token_distances: *mut f64,
+        sample_distances: *mut f64,
+        capacity: usize,
+        num_steps: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_destroy(sampler: *mut flopspack_bucket_sampler);
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_stream_packer {

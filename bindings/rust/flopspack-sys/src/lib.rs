@@ -47,6 +47,10 @@ pub const FLOPSPACK_FIT_LINEAR: u32 = 4;
 pub const FLOPSPACK_FIT_QUADRATIC: u32 = 8;
 pub const FLOPSPACK_FIT_ALL: u32 = 15;
 
+pub type flopspack_bucket_budget = c_uint;
+pub const FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS: flopspack_bucket_budget = 0;
+pub const FLOPSPACK_BUCKET_BUDGET_COST: flopspack_bucket_budget = 1;
+
 /// Opaque handle types.
 #[repr(C)]
 pub struct flopspack_cost_model {
@@ -58,6 +62,11 @@ pub struct flopspack_plan {
 }
 #[repr(C)]
 pub struct flopspack_stream_packer {
+    _unused: [u8; 0],
+}
+
+#[repr(C)]
+pub struct flopspack_bucket_sampler {
     _unused: [u8; 0],
 }
 
@@ -158,6 +167,24 @@ pub struct flopspack_stream_totals {
     pub split_documents: u64,
     pub truncated_documents: u64,
     pub truncated_tokens: i64,
+}
+
+/// `flopspack_bucket_sampler_options`; `upper_bounds` (with
+/// `num_upper_bounds` entries) is copied at creation.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_bucket_sampler_options {
+    pub struct_size: u32,
+    pub budget_kind: i32,
+    pub num_buckets: u32,
+    pub drop_last: i32,
+    pub upper_bounds: *const i64,
+    pub num_upper_bounds: u64,
+    pub max_padded_tokens: i64,
+    pub max_batch_cost: f64,
+    pub num_ranks: u64,
+    pub accumulation_steps: u64,
+    pub seed: u64,
 }
 
 /// Cost of one packed sequence; return 0 and store a finite, non-negative
@@ -311,6 +338,58 @@ extern "C" {
         out: *mut *mut flopspack_stream_packer,
     ) -> flopspack_status;
     pub fn flopspack_stream_packer_destroy(packer: *mut flopspack_stream_packer);
+
+    // Length buckets and the bucket sampler.
+    pub fn flopspack_buckets_optimize(
+        lengths: *const i64,
+        n: usize,
+        num_buckets: usize,
+        upper_bounds: *mut i64,
+    ) -> flopspack_status;
+    pub fn flopspack_buckets_padding(
+        lengths: *const i64,
+        n: usize,
+        upper_bounds: *const i64,
+        num_buckets: usize,
+        out_padding: *mut i64,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_options_init(options: *mut flopspack_bucket_sampler_options);
+    pub fn flopspack_bucket_sampler_create(
+        options: *const flopspack_bucket_sampler_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_bucket_sampler,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_epoch(
+        sampler: *const flopspack_bucket_sampler,
+        epoch: u64,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_step(
+        sampler: *const flopspack_bucket_sampler,
+        epoch: u64,
+        step: u64,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_steps_per_epoch(
+        sampler: *const flopspack_bucket_sampler,
+        out: *mut u64,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_upper_bounds(
+        sampler: *const flopspack_bucket_sampler,
+        upper_bounds: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_step_diversity(
+        sampler: *const flopspack_bucket_sampler,
+        plan: *const flopspack_plan,
+        token_distances: *mut f64,
+        sample_distances: *mut f64,
+        capacity: usize,
+        num_steps: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_sampler_destroy(sampler: *mut flopspack_bucket_sampler);
 }
 
 #[cfg(test)]
@@ -436,6 +515,19 @@ mod tests {
             overflow,
             seed
         });
+        same_layout!(flopspack_bucket_sampler_options {
+            struct_size,
+            budget_kind,
+            num_buckets,
+            drop_last,
+            upper_bounds,
+            num_upper_bounds,
+            max_padded_tokens,
+            max_batch_cost,
+            num_ranks,
+            accumulation_steps,
+            seed
+        });
         same_layout!(flopspack_stream_totals {
             struct_size,
             documents_pushed,
@@ -462,6 +554,10 @@ mod tests {
         assert_eq!(
             FLOPSPACK_ATTENTION_SEQUENCE,
             generated::flopspack_attention_span_FLOPSPACK_ATTENTION_SEQUENCE
+        );
+        assert_eq!(
+            FLOPSPACK_BUCKET_BUDGET_COST,
+            generated::flopspack_bucket_budget_FLOPSPACK_BUCKET_BUDGET_COST
         );
         // SAFETY: no arguments; the library is linked.
         assert_eq!(

@@ -26,11 +26,15 @@
 
 pub use flopspack_sys as sys;
 
+mod buckets;
 mod cost;
 mod error;
 mod plan;
 mod stream;
 
+pub use buckets::{
+    bucket_padding, optimize_buckets, BucketBudget, BucketSampler, BucketSamplerOptions,
+};
 pub use cost::{AttentionSpan, CostModel, FitReport, FitTerms, TransformerConfig};
 pub use error::{Error, Result, Status};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};

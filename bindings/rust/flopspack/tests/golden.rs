@@ -4,7 +4,8 @@ mod common;
 
 use common::json::Json;
 use flopspack::{
-    AttentionSpan, CostModel, FitTerms, Overflow, Plan, StreamOptions, StreamPacker,
+    bucket_padding, optimize_buckets, AttentionSpan, BucketBudget, BucketSampler,
+    BucketSamplerOptions, CostModel, FitTerms, Overflow, Plan, StreamOptions, StreamPacker,
     TransformerConfig,
 };
 use std::path::PathBuf;
@@ -266,6 +267,73 @@ fn golden_stream_packer() {
                 }
                 other => panic!("unknown op {other}"),
             }
+        }
+    }
+}
+
+#[test]
+fn golden_buckets() {
+    let cases = load("buckets.json");
+    assert!(cases.len() >= 6);
+    for c in &cases {
+        let name = c.get("name").str();
+        let lengths = c.get("lengths").ints();
+        if c.get("op").str() == "optimize" {
+            let bounds = optimize_buckets(&lengths, c.get("num_buckets").int() as usize).unwrap();
+            assert_eq!(bounds, c.get("upper_bounds").ints(), "{name}");
+            assert_eq!(
+                bucket_padding(&lengths, &bounds).unwrap(),
+                c.get("padding").int(),
+                "{name}"
+            );
+            continue;
+        }
+        let o = c.get("options");
+        let budget = if o.get("budget_kind").int() == 1 {
+            BucketBudget::Cost(o.get("max_batch_cost").float())
+        } else {
+            BucketBudget::PaddedTokens(o.get("max_padded_tokens").int())
+        };
+        let explicit = o.get("upper_bounds").ints();
+        let options = BucketSamplerOptions {
+            num_buckets: o.get("num_buckets").int() as u32,
+            upper_bounds: (!explicit.is_empty()).then_some(explicit),
+            drop_last: o.get("drop_last").int() == 1,
+            num_ranks: o.get("num_ranks").int() as u64,
+            accumulation_steps: o.get("accumulation_steps").int() as u64,
+            seed: o.get("seed").int() as u64,
+            ..BucketSamplerOptions::new(budget)
+        };
+        let model = make_model(c.get("model"));
+        let sampler = BucketSampler::new(&lengths, &options, model.as_ref()).unwrap();
+        drop(model);
+        assert_eq!(
+            sampler.steps_per_epoch() as i64,
+            c.get("steps_per_epoch").int(),
+            "{name}"
+        );
+        assert_eq!(
+            sampler.upper_bounds(),
+            c.get("upper_bounds").ints().as_slice(),
+            "{name}"
+        );
+        for e in c.get("epochs").array() {
+            let plan = sampler.epoch(e.get("epoch").int() as u64).unwrap();
+            check_plan(&format!("{name} epoch"), &plan, e.get("plan"));
+            let (tokens, samples) = sampler.step_diversity(&plan).unwrap();
+            let want_t = e.get("token_distances").floats();
+            let want_s = e.get("sample_distances").floats();
+            assert_eq!(tokens.len(), want_t.len());
+            for i in 0..tokens.len() {
+                same(name, tokens[i], want_t[i]);
+                same(name, samples[i], want_s[i]);
+            }
+        }
+        for st in c.get("steps").array() {
+            let plan = sampler
+                .step(st.get("epoch").int() as u64, st.get("step").int() as u64)
+                .unwrap();
+            check_plan(&format!("{name} step"), &plan, st.get("plan"));
         }
     }
 }
