@@ -69,3 +69,15 @@ if(FLOPSPACK_BUILD_TESTS)
     COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${_py_src}/tests)
   set_tests_properties(python_test PROPERTIES ENVIRONMENT "${_py_env}")
 endif()
+
+if(FLOPSPACK_INSTALL)
+  # <prefix>/lib/pythonX.Y/site-packages/flopspack, finding libflopspack in
+  # <prefix>/lib through a relative rpath.
+  set(FLOPSPACK_PYTHON_INSTALL_DIR
+    "${CMAKE_INSTALL_LIBDIR}/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/site-packages"
+    CACHE STRING "Where the Python package flopspack is installed (relative to the prefix)")
+  set_target_properties(flopspack_python PROPERTIES INSTALL_RPATH "$ORIGIN/../../..")
+  install(TARGETS flopspack_python LIBRARY DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
+  install(FILES ${_py_pkg}/capi.py ${_py_files}
+    DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
+endif()
