@@ -67,3 +67,19 @@ func ExampleStreamPacker() {
 	// [3 1] [700 300]
 	// [0 2] [600 400]
 }
+
+// Padded batches from length buckets, two ranks, one step at a time.
+func ExampleBucketSampler() {
+	lengths := []int64{100, 120, 900, 950, 110, 880, 130, 940}
+	options := flopspack.DefaultBucketSamplerOptions()
+	options.NumBuckets, options.MaxPaddedTokens, options.NumRanks = 2, 2000, 2
+	sampler, err := flopspack.NewBucketSampler(lengths, options, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer sampler.Close()
+	bounds, _ := sampler.UpperBounds()
+	steps, _ := sampler.StepsPerEpoch()
+	fmt.Println("bounds", bounds, "steps per epoch", steps)
+	// Output: bounds [130 950] steps per epoch 2
+}

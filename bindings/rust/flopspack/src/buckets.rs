@@ -101,6 +101,25 @@ fn init_options() -> sys::flopspack_bucket_sampler_options {
 
 /// A bucket sampler (`flopspack_bucket_sampler`): immutable, `Send + Sync`.
 /// Epochs and steps are pure functions of (seed, epoch).
+///
+/// ```
+/// use flopspack::{BucketBudget, BucketSampler, BucketSamplerOptions};
+///
+/// let lengths = [100, 120, 900, 950, 110, 880, 130, 940];
+/// let options = BucketSamplerOptions {
+///     num_buckets: 2,
+///     num_ranks: 2,
+///     ..BucketSamplerOptions::new(BucketBudget::PaddedTokens(2000))
+/// };
+/// let sampler = BucketSampler::new(&lengths, &options, None)?;
+/// assert_eq!(sampler.upper_bounds(), &[130, 950]);
+/// let step = sampler.step(0, 0)?; // both ranks' batches of step 0
+/// for batch in step.groups() {
+///     let (rank, _slot) = batch.slot.unwrap();
+///     assert!(rank < 2 && batch.info.computed_tokens <= 2000);
+/// }
+/// # Ok::<(), flopspack::Error>(())
+/// ```
 pub struct BucketSampler {
     raw: NonNull<sys::flopspack_bucket_sampler>,
     _model: Option<Arc<dyn std::any::Any + Send + Sync>>,

@@ -77,6 +77,20 @@ pub type StreamTotals = sys::flopspack_stream_totals;
 
 /// A streaming packer (`flopspack_stream_packer`): `Send`, not `Sync` (one
 /// thread at a time, which `&mut self` on every mutating call enforces).
+///
+/// ```
+/// use flopspack::{StreamOptions, StreamPacker};
+///
+/// let mut packer = StreamPacker::new(&StreamOptions::new(1000), None)?;
+/// packer.push(&[600, 300, 400, 700])?;
+/// packer.flush()?;
+/// let plan = packer.take()?;
+/// let mut sequences: Vec<Vec<i64>> = plan.groups().map(|g| g.items.to_vec()).collect();
+/// sequences.sort();
+/// assert_eq!(sequences, vec![vec![0, 2], vec![3, 1]]);
+/// assert_eq!(plan.metrics().fill, 1.0);
+/// # Ok::<(), flopspack::Error>(())
+/// ```
 pub struct StreamPacker {
     raw: NonNull<sys::flopspack_stream_packer>,
     // Keeps a custom model's callback alive: the C packer holds the model.
