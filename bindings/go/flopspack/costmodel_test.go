@@ -88,7 +88,7 @@ func TestBadArgumentCarriesLibraryMessage(t *testing.T) {
 	if e.Message != "document_lengths[1] = -5: every length must be positive" {
 		t.Fatalf("message %q", e.Message)
 	}
-	if !errors.Is(err, StatusInvalidArgument.Target()) || errors.Is(err, StatusInfeasible.Target()) {
+	if !errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrInfeasible) || !errors.Is(err, StatusInvalidArgument.Target()) {
 		t.Fatal("errors.Is must match on the status")
 	}
 	if _, err := NewPolynomialModel(0, 0, math.NaN(), 0); err == nil ||

@@ -32,3 +32,16 @@ const (
 var ErrClosed = errors.New("flopspack: object is closed")
 
 func closedError(what string) error { return fmt.Errorf("%w: %s", ErrClosed, what) }
+
+// Sentinels for errors.Is: errors.Is(err, flopspack.ErrInfeasible) is true
+// for any *Error with StatusInfeasible.
+var (
+	ErrInvalidArgument = StatusInvalidArgument.Target()
+	ErrOutOfRange      = StatusOutOfRange.Target()
+	ErrInfeasible      = StatusInfeasible.Target()
+	ErrOutOfMemory     = StatusOutOfMemory.Target()
+	ErrInternal        = StatusInternal.Target()
+	ErrCallbackFailed  = StatusCallbackFailed.Target()
+	ErrCancelled       = StatusCancelled.Target()
+	ErrBufferTooSmall  = StatusBufferTooSmall.Target()
+)
