@@ -3,4 +3,5 @@ target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cost_model_capi.cc
   ${CMAKE_CURRENT_LIST_DIR}/plan_capi.cc
   ${CMAKE_CURRENT_LIST_DIR}/version_capi.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/step_planner_capi.cc)
 set(FLOPSPACK_CAPI_TESTS)

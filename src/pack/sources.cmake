@@ -1,2 +1,11 @@
 target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/plan.cc)
 set(FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/plan_test.cc)
+# Step planner (issue 4).
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/planner_documents.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/planner_baselines.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/planner_order.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/step_planner.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/step_planner_state.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/planner_documents_test.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/step_planner_test.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/step_planner_state_test.cc)
