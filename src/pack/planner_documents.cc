@@ -349,6 +349,14 @@ class Refiner {
   const bool monotone_;
 };
 
+// Back from LPT positions to input indices.
+std::vector<int32_t> Unsorted(const std::vector<int32_t>& order,
+                              const std::vector<int32_t>& where) {
+  std::vector<int32_t> result(where.size());
+  for (size_t k = 0; k < where.size(); ++k) result[order[k]] = where[k];
+  return result;
+}
+
 }  // namespace
 
 std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
@@ -432,8 +440,11 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
 
   // Phase 2: refinement between the heaviest and the lightest ranks.
   if (options.refine && num_ranks > 1) {
-    double total = 0, largest = 0;
-    for (int32_t r = 0; r < num_ranks; ++r) total += rank_cost[r];
+    double total = 0, largest = 0, heaviest = 0;
+    for (int32_t r = 0; r < num_ranks; ++r) {
+      total += rank_cost[r];
+      heaviest = std::max(heaviest, rank_cost[r]);
+    }
     for (int32_t k = 0; k < n; ++k) {
       if (where[k] >= 0) largest = std::max(largest, cost[k]);
     }
@@ -441,6 +452,7 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     const double target = lower_bound * (1 + options.tolerance);
     const int64_t max_moves =
         options.max_moves >= 0 ? options.max_moves : 2 * options.num_ranks + 1024;
+    if (heaviest <= target) return Unsorted(order, where);
     // Costs non-decreasing in length (true of every built-in model) let the
     // search skip light ranks without room; checked, not assumed.
     bool monotone = true;
@@ -451,9 +463,7 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     arena.Export(where);
     if (stats != nullptr) stats->moves = moves;
   }
-  std::vector<int32_t> result(n);
-  for (int32_t k = 0; k < n; ++k) result[order[k]] = where[k];
-  return result;
+  return Unsorted(order, where);
 }
 
 }  // namespace flopspack::pack
