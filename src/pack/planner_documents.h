@@ -6,13 +6,15 @@
 // lightest rank that has a microbatch with room, into that rank's
 // best-fitting microbatch (least room left). Ranks that can no longer take
 // even the smallest remaining item leave the heap for good.
-// Phase 2, refinement: while the heaviest rank H is above the lower bound,
-// look among the lightest ranks L for the move or swap between one
+// Phase 2, refinement: while the heaviest rank H is above the lower bound
+// max(total / R, largest item) by more than `tolerance`, look among the
+// `light_candidates` lightest ranks L for the move or swap between one
 // microbatch of H and one of L that most lowers max(cost H, cost L) under
-// the cap: move 1 item (1-0), swap 1-1, swap 1 of H for 2 of L (1-2: moves
-// cost without moving tokens, which is what a nearly full step needs, since
-// a long document costs more than two short ones of the same total length),
-// and 2-1. Stops when H has no improving move or the move budget is spent.
+// the cap: move 1 item (1-0), swap 1-1 (both tried on every candidate
+// first), then swap 1 of H for 2 of L (1-2: moves cost without moving
+// tokens, which is what a nearly full step needs, since a long document
+// costs more than two short ones of the same total length) and 2-1. Stops
+// when H has no improving move or the move budget is spent.
 //
 // Complexity: O(n log n) sort + O(n log R) heap work for phase 1 (plus the
 // ranks skipped because they are full); phase 2 costs O(K s m^2) per move,
