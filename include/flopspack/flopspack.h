@@ -625,6 +625,10 @@ typedef struct flopspack_stream_totals {
 FLOPSPACK_API flopspack_status flopspack_stream_packer_totals(const flopspack_stream_packer* packer,
                                                               flopspack_stream_totals* out);
 
+/* Size in bytes of the saved state right now (as flopspack_step_planner_save_size). */
+FLOPSPACK_API flopspack_status
+flopspack_stream_packer_save_size(const flopspack_stream_packer* packer, size_t* size);
+
 /* Saves the whole state (versioned, checksummed bytes). With buffer NULL,
  * stores the size needed in *size and returns FLOPSPACK_OK; with a buffer of
  * `capacity` bytes that is too small, stores the size needed in *size and

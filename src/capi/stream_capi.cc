@@ -125,6 +125,16 @@ flopspack_status flopspack_stream_packer_totals(const flopspack_stream_packer* p
   });
 }
 
+flopspack_status flopspack_stream_packer_save_size(const flopspack_stream_packer* packer,
+                                                   size_t* size) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireNonNull(size, "size")) return s;
+    *size = packer->packer->Save().size();
+    return FLOPSPACK_OK;
+  });
+}
+
 flopspack_status flopspack_stream_packer_save(const flopspack_stream_packer* packer, void* buffer,
                                               size_t capacity, size_t* size) {
   return Guard([&] {
