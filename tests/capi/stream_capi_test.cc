@@ -74,6 +74,9 @@ TEST(StreamCapiTest, SaveQueryTooSmallAndRestore) {
   size_t size = 0;
   ASSERT_EQ(flopspack_stream_packer_save(packer, nullptr, 0, &size), FLOPSPACK_OK);
   ASSERT_GT(size, 0u);
+  size_t queried = 0;
+  ASSERT_EQ(flopspack_stream_packer_save_size(packer, &queried), FLOPSPACK_OK);
+  EXPECT_EQ(queried, size);
   std::vector<unsigned char> small(size - 1, 0xEE);
   size_t needed = 0;
   EXPECT_FLOPSPACK_ERROR(flopspack_stream_packer_save(packer, small.data(), small.size(), &needed),
@@ -112,7 +115,7 @@ TEST(StreamCapiTest, BadInput) {
   EXPECT_FLOPSPACK_ERROR(flopspack_stream_packer_create(&options, nullptr, &packer),
                          FLOPSPACK_INVALID_ARGUMENT, "window = 0");
   options.window = 10;
-  options.overflow = 0;  // error
+  options.overflow = FLOPSPACK_OVERFLOW_ERROR;
   ASSERT_EQ(flopspack_stream_packer_create(&options, nullptr, &packer), FLOPSPACK_OK);
   const int64_t over[2] = {10, 101};
   EXPECT_FLOPSPACK_ERROR(flopspack_stream_packer_push(packer, over, 2), FLOPSPACK_INVALID_ARGUMENT,
