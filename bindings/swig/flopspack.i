@@ -94,6 +94,16 @@ FLOPSPACK_WRAP(flopspack_stream_packer_take)
 FLOPSPACK_WRAP(flopspack_stream_packer_totals)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_save)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_restore)
+/* step planning and the stateful step planner */
+FLOPSPACK_WRAP(flopspack_plan_step)
+FLOPSPACK_WRAP(flopspack_step_planner_create)
+FLOPSPACK_WRAP(flopspack_step_planner_push)
+FLOPSPACK_WRAP(flopspack_step_planner_next)
+FLOPSPACK_WRAP(flopspack_step_planner_pending)
+FLOPSPACK_WRAP(flopspack_step_planner_save_size)
+FLOPSPACK_WRAP(flopspack_swig_step_planner_save)
+FLOPSPACK_WRAP(flopspack_swig_step_planner_restore)
+FLOPSPACK_WRAP(flopspack_stream_packer_save_size)
 /* length buckets and the bucket sampler */
 FLOPSPACK_WRAP(flopspack_swig_buckets_optimize)
 FLOPSPACK_WRAP(flopspack_buckets_padding)
@@ -110,7 +120,8 @@ FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
  * flopspack_cost_model_fit / _document_costs / flopspack_plan_group /
  * _deferred / _dropped / flopspack_plan_metrics (array sizes implied, or the
  * struct/function name clash: see the helpers), flopspack_stream_packer_save /
- * _restore (void* buffers), flopspack_buckets_optimize (output size implied),
+ * _restore and flopspack_step_planner_save / _restore (void* buffers),
+ * flopspack_buckets_optimize (output size implied),
  * flopspack_bucket_sampler_create (the options' upper_bounds pointer is
  * passed as an array instead), _step_diversity (query + fill split). */
 
@@ -128,6 +139,7 @@ FLOPSPACK_HANDLE(flopspack_cost_model, flopspack_cost_model_destroy)
 FLOPSPACK_HANDLE(flopspack_plan, flopspack_plan_destroy)
 FLOPSPACK_HANDLE(flopspack_stream_packer, flopspack_stream_packer_destroy)
 FLOPSPACK_HANDLE(flopspack_bucket_sampler, flopspack_bucket_sampler_destroy)
+FLOPSPACK_HANDLE(flopspack_step_planner, flopspack_step_planner_destroy)
 
 /* ---- Output structs: constructed with struct_size already set. ---- */
 %define FLOPSPACK_OUTPUT_STRUCT(type, ctype)
@@ -168,6 +180,8 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_transformer_config, flopspack_transformer_con
 FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_stream_options, flopspack_stream_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_sampler_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_step_options, flopspack_step_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_options_init)
 /* A pointer member cannot safely hold target-language memory: the bounds go
  * to flopspack_swig_bucket_sampler_create as an array instead. */
 %ignore flopspack_bucket_sampler_options::upper_bounds;
@@ -185,7 +199,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_samp
   (const int64_t* upper_bounds, size_t num_upper_bounds)
 };
 %apply (int64_t* OUT_INT64S, size_t N) { (int64_t* upper_bounds, size_t num_buckets) };
-%apply uint64_t* OUT_UINT64 { uint64_t* out };
+%apply uint64_t* OUT_UINT64 { uint64_t* out, uint64_t* documents, uint64_t* steps };
 %apply (const size_t* OFFSETS, size_t N) { (const size_t* sample_offsets, size_t num_offsets) };
 %apply (const double* VALUES, size_t N) { (const double* seconds, size_t num_samples) };
 %apply (double* OUT_VALUES, size_t N) {
@@ -195,10 +209,15 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_samp
 };
 %apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost };
 %apply int* OUT_INT { int* out_additive };
-%apply size_t* OUT_SIZE { size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size };
+%apply size_t* OUT_SIZE {
+  size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size, size_t* written
+};
 %apply (const unsigned char* BYTES, size_t N) { (const unsigned char* bytes, size_t size) };
 %apply (unsigned char* OUT_BYTES, size_t N) { (unsigned char* buffer, size_t capacity) };
-%apply int64_t* OUT_INT64 { int64_t* real_tokens, int64_t* computed_tokens, int64_t* out_padding };
+%apply int64_t* OUT_INT64 {
+  int64_t* real_tokens, int64_t* computed_tokens, int64_t* out_padding, int64_t* first_id,
+  int64_t* tokens
+};
 %apply (const int64_t** VIEW, size_t* N) {
   (const int64_t** items, size_t* n), (const int64_t** upper_bounds, size_t* n)
 };
@@ -277,6 +296,18 @@ flopspack_status flopspack_swig_stream_packer_restore(const unsigned char* bytes
                                                       flopspack_stream_packer** out) {
   return flopspack_stream_packer_restore(bytes, size, model, out);
 }
+/* flopspack_step_planner_save / _restore with byte arrays. */
+flopspack_status flopspack_swig_step_planner_save(const flopspack_step_planner* planner,
+                                                  unsigned char* buffer, size_t capacity,
+                                                  size_t* written) {
+  return flopspack_step_planner_save(planner, buffer, capacity, written);
+}
+flopspack_status flopspack_swig_step_planner_restore(const unsigned char* bytes, size_t size,
+                                                     const flopspack_cost_model* model,
+                                                     flopspack_step_planner** out) {
+  return flopspack_step_planner_restore(bytes, size, model, out);
+}
+
 /* flopspack_buckets_optimize into a caller array of num_buckets entries. */
 flopspack_status flopspack_swig_buckets_optimize(const int64_t* lengths, size_t n,
                                                  int64_t* upper_bounds, size_t num_buckets) {

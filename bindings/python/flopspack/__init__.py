@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import capi as _capi
 from ._buckets import BucketBudget, BucketSampler, bucket_padding, optimize_buckets
 from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
+from ._epochs import PlannedEpochs
 from ._errors import (
     BufferTooSmallError,
     CallbackError,
@@ -24,6 +25,7 @@ from ._errors import (
     OutOfRangeError,
 )
 from ._plan import Group, Plan, PlanMetrics
+from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
 from ._stream import Overflow, StreamPacker, StreamTotals
 
 #: Version of the library actually loaded (flopspack_version_string()).
@@ -73,13 +75,19 @@ __all__ = [
     "OutOfMemoryError",
     "OutOfRangeError",
     "Overflow",
+    "Pending",
     "Plan",
     "PlanMetrics",
+    "PlannedEpochs",
+    "SlotOrder",
+    "StepAlgorithm",
+    "StepPlanner",
     "StreamPacker",
     "StreamTotals",
     "TransformerConfig",
     "bucket_padding",
     "optimize_buckets",
+    "plan_step",
     "status_string",
     "version",
     "version_number",

@@ -1,7 +1,7 @@
 # Type stubs of the public flopspack API (checked against the package by
 # tests/test_stubs.py: same names, same parameters).
 import enum
-from typing import Any, Callable, Iterator, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -185,6 +185,7 @@ class Overflow(enum.IntEnum):
     ERROR = 0
     TRUNCATE = 1
     SPLIT = 2
+    DEFER = 3
 
 class StreamTotals:
     documents_pushed: int
@@ -249,4 +250,88 @@ class BucketSampler(_Handle):
     def upper_bounds(self) -> np.ndarray: ...
     def epoch(self, epoch: int) -> Plan: ...
     def step(self, epoch: int, step: int) -> Plan: ...
+    def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]: ...
     def step_diversity(self, plan: Plan) -> Tuple[np.ndarray, np.ndarray]: ...
+
+class StepAlgorithm(enum.IntEnum):
+    DOCUMENTS = 0
+    RANDOM = 1
+    TOKENS = 2
+    SEQUENCES = 3
+
+class SlotOrder(enum.IntEnum):
+    DESCENDING = 0
+    LIGHT_ENDS = 1
+    AS_PLANNED = 2
+
+def plan_step(
+    lengths: _Lengths,
+    model: CostModel,
+    *,
+    num_ranks: int,
+    max_tokens_per_microbatch: int,
+    microbatches_per_rank: int = ...,
+    algorithm: StepAlgorithm = ...,
+    ordering: SlotOrder = ...,
+    overflow: Overflow = ...,
+    seed: int = ...,
+) -> Plan: ...
+
+class Pending(NamedTuple):
+    documents: int
+    tokens: int
+    steps: int
+
+class StepPlanner(_Handle):
+    def __init__(
+        self,
+        model: CostModel,
+        *,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int = ...,
+        algorithm: StepAlgorithm = ...,
+        ordering: SlotOrder = ...,
+        overflow: Overflow = ...,
+        seed: int = ...,
+        tokens_per_step: Optional[int] = ...,
+        max_defer_steps: Optional[int] = ...,
+        outlier_min_tokens: Optional[int] = ...,
+        max_outliers_per_step: Optional[int] = ...,
+        _handle: Any = ...,
+    ) -> None: ...
+    @classmethod
+    def restore(cls, state: bytes, model: CostModel) -> StepPlanner: ...
+    def push(self, lengths: _Lengths) -> int: ...
+    def next(self) -> Plan: ...
+    @property
+    def pending(self) -> Pending: ...
+    def save(self) -> bytes: ...
+
+class PlannedEpochs:
+    lengths: np.ndarray
+    model: CostModel
+    documents_per_step: int
+    num_ranks: int
+    accumulation_steps: int
+    seed: int
+    def __init__(
+        self,
+        lengths: _Lengths,
+        model: CostModel,
+        *,
+        documents_per_step: int,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int,
+        algorithm: StepAlgorithm = ...,
+        ordering: SlotOrder = ...,
+        overflow: Overflow = ...,
+        seed: int = ...,
+    ) -> None: ...
+    @property
+    def steps_per_epoch(self) -> int: ...
+    def order(self, epoch: int) -> np.ndarray: ...
+    def step_documents(self, epoch: int, step: int) -> np.ndarray: ...
+    def step(self, epoch: int, step: int) -> Plan: ...
+    def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]: ...

@@ -5,7 +5,7 @@ padding whose optimizer steps still see the whole length distribution
 from __future__ import annotations
 
 import enum
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
@@ -116,6 +116,13 @@ class BucketSampler(Handle):
     def step(self, epoch: int, step: int) -> Plan:
         """One optimizer step of an epoch (its num_ranks x A batches)."""
         return Plan(_capi.flopspack_bucket_sampler_step(self._handle, int(epoch), int(step)))
+
+    def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]:
+        """One rank's batches of one step, in slot order, as sample indices
+        (the source interface of flopspack.torch.FlopspackBatchSampler)."""
+        with self.step(epoch, step) as plan:
+            mine = sorted((g for g in plan if g.rank == rank), key=lambda g: g.slot)
+            return [g.items.tolist() for g in mine]
 
     def step_diversity(self, plan: Plan) -> Tuple[np.ndarray, np.ndarray]:
         """Per-step KS distances (token-weighted, sample-weighted) of a plan

@@ -18,9 +18,10 @@ from ._plan import Plan
 class Overflow(enum.IntEnum):
     """What happens to a document longer than the capacity."""
 
-    ERROR = 0  # the push fails with InvalidArgumentError
-    TRUNCATE = 1  # keep its first `capacity` tokens
-    SPLIT = 2  # pieces of `capacity` tokens plus the rest (default)
+    ERROR = _capi.FLOPSPACK_OVERFLOW_ERROR  # fail with InvalidArgumentError
+    TRUNCATE = _capi.FLOPSPACK_OVERFLOW_TRUNCATE  # keep its first `capacity` tokens
+    SPLIT = _capi.FLOPSPACK_OVERFLOW_SPLIT  # pieces of `capacity` tokens plus the rest
+    DEFER = _capi.FLOPSPACK_OVERFLOW_DEFER  # left for a later step (step planner only)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,8 +105,7 @@ class StreamPacker(Handle):
     def save(self) -> bytes:
         """The whole state as bytes (versioned, checksummed)."""
         h = self._handle
-        size = _capi.flopspack_swig_stream_packer_save(h, np.zeros(0, dtype=np.uint8))
-        buffer = np.zeros(size, dtype=np.uint8)
+        buffer = np.zeros(_capi.flopspack_stream_packer_save_size(h), dtype=np.uint8)
         _capi.flopspack_swig_stream_packer_save(h, buffer)
         return buffer.tobytes()
 

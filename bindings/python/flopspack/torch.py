@@ -1,6 +1,8 @@
 """PyTorch integration: a batch sampler that yields this rank's microbatches
-of dataset indices, step by step, from a flopspack step source (today the
-:class:`flopspack.BucketSampler`).
+of dataset indices, step by step, from a flopspack step source: the step
+planner (:class:`flopspack.PlannedEpochs`, cost-balanced packed microbatches
+under a token cap) or the bucket sampler (:class:`flopspack.BucketSampler`,
+padded batches).
 
     from flopspack.torch import FlopspackBatchSampler
     source = flopspack.BucketSampler(lengths, max_padded_tokens=16384,
@@ -33,10 +35,10 @@ class FlopspackBatchSampler(torch.utils.data.Sampler):
     """Yields lists of dataset indices: for each optimizer step of the epoch,
     this rank's accumulation_steps microbatches in slot order.
 
-    ``source`` needs ``steps_per_epoch``, ``accumulation_steps`` and
-    ``step(epoch, step) -> Plan`` whose groups carry (rank, slot) with slot =
-    step * accumulation_steps + microbatch (the layout of
-    :meth:`flopspack.BucketSampler.step`). ``rank`` defaults to
+    ``source`` needs ``num_ranks``, ``steps_per_epoch``,
+    ``accumulation_steps`` (microbatches per rank per step) and
+    ``rank_batches(epoch, step, rank)`` -> that rank's microbatches of the
+    step as lists of dataset indices, in slot order. ``rank`` defaults to
     torch.distributed's rank when initialised, else 0.
     """
 
@@ -55,7 +57,10 @@ class FlopspackBatchSampler(torch.utils.data.Sampler):
         self._produced = 0  # batches of this epoch produced so far
 
     def __len__(self) -> int:
-        """Microbatches this rank gets per epoch."""
+        """Microbatches this rank gets per epoch. Every rank gets exactly
+        accumulation_steps per step, so gradient accumulation and DDP stay in
+        lockstep; a microbatch a step plan leaves empty is yielded as an empty
+        list (give the DataLoader a collate_fn that accepts one)."""
         return self.source.steps_per_epoch * self.source.accumulation_steps
 
     def set_epoch(self, epoch: int) -> None:
@@ -69,11 +74,7 @@ class FlopspackBatchSampler(torch.utils.data.Sampler):
         start, self._start = self._start, 0
         self._produced = start
         for step in range(start // per_step, self.source.steps_per_epoch):
-            with self.source.step(self._epoch, step) as plan:
-                mine = sorted(
-                    (g for g in plan if g.rank == self.rank), key=lambda g: g.slot
-                )
-                batches = [g.items.tolist() for g in mine]
+            batches = self.source.rank_batches(self._epoch, step, self.rank)
             for k, batch in enumerate(batches):
                 if step * per_step + k < start:
                     continue

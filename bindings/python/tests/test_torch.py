@@ -25,14 +25,35 @@ class Lengths(torch.utils.data.Dataset):
         return torch.tensor([i, LENGTHS[i]])
 
 
-def source(**kw):
-    options = dict(max_padded_tokens=6000, num_buckets=8, num_ranks=2, accumulation_steps=2, seed=3)
-    options.update(kw)
-    return flopspack.BucketSampler(LENGTHS, **options)
+SOURCE = "buckets"
+
+
+@pytest.fixture(params=["buckets", "planner"], autouse=True)
+def which_source(request):
+    global SOURCE
+    SOURCE = request.param
+
+
+def source():
+    if SOURCE == "buckets":
+        return flopspack.BucketSampler(LENGTHS, max_padded_tokens=6000, num_buckets=8,
+                                       num_ranks=2, accumulation_steps=2, seed=3)
+    return flopspack.PlannedEpochs(LENGTHS, flopspack.CostModel.polynomial(0, 0, 1, 1e-3),
+                                   documents_per_step=40, num_ranks=2,
+                                   max_tokens_per_microbatch=24000, microbatches_per_rank=2,
+                                   seed=3)
+
+
+def collate(samples):
+    # A step plan may leave a microbatch empty; every rank still gets the
+    # same number of microbatches per step (so gradient accumulation and
+    # DDP stay in lockstep), and the loop sees an empty batch.
+    return torch.stack(samples) if samples else torch.zeros((0, 2), dtype=torch.long)
 
 
 def loader(sampler, workers=0):
-    return torch.utils.data.DataLoader(Lengths(), batch_sampler=sampler, num_workers=workers)
+    return torch.utils.data.DataLoader(Lengths(), batch_sampler=sampler, num_workers=workers,
+                                       collate_fn=collate)
 
 
 def indices(batch):
@@ -56,12 +77,21 @@ def test_batches_are_the_sources_groups_and_respect_the_budget():
     sampler = FlopspackBatchSampler(src, rank=1)
     sampler.set_epoch(2)
     got = [indices(b) for b in loader(sampler)]
-    with src.epoch(2) as epoch_plan:
-        want = [g.items.tolist() for g in epoch_plan if g.rank == 1]
-    want_sorted = want  # groups are ordered by step, rank, accumulation index
-    assert got == want_sorted
-    for batch in got:
-        assert len(batch) * max(LENGTHS[batch]) <= 6000
+    if SOURCE == "buckets":
+        with src.epoch(2) as epoch_plan:  # ordered by step, rank, accumulation index
+            want = [g.items.tolist() for g in epoch_plan if g.rank == 1]
+        assert got == want
+        for batch in got:
+            assert len(batch) * max(LENGTHS[batch]) <= 6000
+    else:
+        want = []
+        for step in range(src.steps_per_epoch):
+            docs = src.step_documents(2, step)
+            with src.step(2, step) as plan:
+                want += [docs[g.items].tolist() for g in plan if g.rank == 1]
+        assert got == want
+        for batch in got:
+            assert sum(LENGTHS[batch]) <= 24000
 
 
 def test_epochs_differ_and_repeat():

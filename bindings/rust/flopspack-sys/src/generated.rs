@@ -168,6 +168,11 @@ extern "C" {
 extern "C" {
     pub fn flopspack_cost_model_destroy(model: *mut flopspack_cost_model);
 }
+pub const flopspack_overflow_FLOPSPACK_OVERFLOW_ERROR: flopspack_overflow = 0;
+pub const flopspack_overflow_FLOPSPACK_OVERFLOW_TRUNCATE: flopspack_overflow = 1;
+pub const flopspack_overflow_FLOPSPACK_OVERFLOW_SPLIT: flopspack_overflow = 2;
+pub const flopspack_overflow_FLOPSPACK_OVERFLOW_DEFER: flopspack_overflow = 3;
+pub type flopspack_overflow = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_plan {
@@ -261,6 +266,111 @@ extern "C" {
 }
 extern "C" {
     pub fn flopspack_plan_destroy(plan: *mut flopspack_plan);
+}
+pub const flopspack_step_algorithm_FLOPSPACK_STEP_DOCUMENTS: flopspack_step_algorithm = 0;
+pub const flopspack_step_algorithm_FLOPSPACK_STEP_RANDOM: flopspack_step_algorithm = 1;
+pub const flopspack_step_algorithm_FLOPSPACK_STEP_TOKENS: flopspack_step_algorithm = 2;
+pub const flopspack_step_algorithm_FLOPSPACK_STEP_SEQUENCES: flopspack_step_algorithm = 3;
+pub type flopspack_step_algorithm = ::std::os::raw::c_uint;
+pub const flopspack_slot_order_FLOPSPACK_SLOT_ORDER_DESCENDING: flopspack_slot_order = 0;
+pub const flopspack_slot_order_FLOPSPACK_SLOT_ORDER_LIGHT_ENDS: flopspack_slot_order = 1;
+pub const flopspack_slot_order_FLOPSPACK_SLOT_ORDER_AS_PLANNED: flopspack_slot_order = 2;
+pub type flopspack_slot_order = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_step_options {
+    pub struct_size: u32,
+    pub num_ranks: u32,
+    pub microbatches_per_rank: u32,
+    pub algorithm: i32,
+    pub max_tokens_per_microbatch: i64,
+    pub seed: u64,
+    pub ordering: i32,
+    pub overflow: i32,
+}
+extern "C" {
+    pub fn flopspack_step_options_init(options: *mut flopspack_step_options);
+}
+extern "C" {
+    pub fn flopspack_plan_step(
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_step_planner {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_step_planner_options {
+    pub struct_size: u32,
+    pub max_defer_steps: u32,
+    pub tokens_per_step: i64,
+    pub outlier_min_tokens: i64,
+    pub max_outliers_per_step: i64,
+}
+extern "C" {
+    pub fn flopspack_step_planner_options_init(options: *mut flopspack_step_planner_options);
+}
+extern "C" {
+    pub fn flopspack_step_planner_create(
+        options: *const flopspack_step_options,
+        planner_options: *const flopspack_step_planner_options,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_step_planner,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_push(
+        planner: *mut flopspack_step_planner,
+        lengths: *const i64,
+        n: usize,
+        first_id: *mut i64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_next(
+        planner: *mut flopspack_step_planner,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_pending(
+        planner: *const flopspack_step_planner,
+        documents: *mut u64,
+        tokens: *mut i64,
+        steps: *mut u64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_save_size(
+        planner: *const flopspack_step_planner,
+        size: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_save(
+        planner: *const flopspack_step_planner,
+        buffer: *mut ::std::os::raw::c_void,
+        capacity: usize,
+        written: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_restore(
+        bytes: *const ::std::os::raw::c_void,
+        size: usize,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_step_planner,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_planner_destroy(planner: *mut flopspack_step_planner);
 }
 extern "C" {
     pub fn flopspack_buckets_optimize(
@@ -418,6 +528,12 @@ extern "C" {
     pub fn flopspack_stream_packer_totals(
         packer: *const flopspack_stream_packer,
         out: *mut flopspack_stream_totals,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_stream_packer_save_size(
+        packer: *const flopspack_stream_packer,
+        size: *mut usize,
     ) -> flopspack_status;
 }
 extern "C" {

@@ -1,0 +1,164 @@
+"""Step planning: one global batch -> num_ranks x microbatches_per_rank
+microbatches under a token cap, balanced by cost (docs/planner.md), and the
+stateful step planner for a training loop."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+
+from . import _arrays
+from . import capi as _capi
+from ._cost import CostModel
+from ._handle import Handle
+from ._plan import Plan
+from ._stream import Overflow
+
+
+class StepAlgorithm(enum.IntEnum):
+    """How flopspack_plan_step assigns documents."""
+
+    DOCUMENTS = _capi.FLOPSPACK_STEP_DOCUMENTS  # cost balance under the cap (default)
+    RANDOM = _capi.FLOPSPACK_STEP_RANDOM  # concatenate, cut, deal at random (baseline)
+    TOKENS = _capi.FLOPSPACK_STEP_TOKENS  # balance token counts instead of cost
+    SEQUENCES = _capi.FLOPSPACK_STEP_SEQUENCES  # pre-pack sequences, then LPT
+
+
+class SlotOrder(enum.IntEnum):
+    """Which microbatch of a rank runs in which slot."""
+
+    DESCENDING = _capi.FLOPSPACK_SLOT_ORDER_DESCENDING  # heaviest first (default)
+    LIGHT_ENDS = _capi.FLOPSPACK_SLOT_ORDER_LIGHT_ENDS  # lightest at both ends
+    AS_PLANNED = _capi.FLOPSPACK_SLOT_ORDER_AS_PLANNED
+
+
+def _step_options(
+    num_ranks: int,
+    max_tokens_per_microbatch: int,
+    microbatches_per_rank: int,
+    algorithm: StepAlgorithm,
+    ordering: SlotOrder,
+    overflow: Overflow,
+    seed: int,
+) -> Any:
+    o = _capi.flopspack_step_options()  # library defaults
+    o.num_ranks = int(num_ranks)
+    o.max_tokens_per_microbatch = int(max_tokens_per_microbatch)
+    o.microbatches_per_rank = int(microbatches_per_rank)
+    o.algorithm = int(algorithm)
+    o.ordering = int(ordering)
+    o.overflow = int(overflow)
+    o.seed = int(seed)
+    return o
+
+
+def plan_step(
+    lengths: Any,
+    model: CostModel,
+    *,
+    num_ranks: int,
+    max_tokens_per_microbatch: int,
+    microbatches_per_rank: int = 0,
+    algorithm: StepAlgorithm = StepAlgorithm.DOCUMENTS,
+    ordering: SlotOrder = SlotOrder.DESCENDING,
+    overflow: Overflow = Overflow.SPLIT,
+    seed: int = 0,
+) -> Plan:
+    """Plans one step: document i (lengths[i] tokens) is item i, balanced
+    by `model`'s cost. The plan has num_ranks x M groups, rank-major; each
+    group's (rank, slot) says where it runs. microbatches_per_rank 0 = the
+    fewest that hold the batch."""
+    options = _step_options(
+        num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
+        overflow, seed,
+    )
+    return Plan(
+        _capi.flopspack_plan_step(options, model._handle, _arrays.lengths(lengths))
+    )
+
+
+class Pending(NamedTuple):
+    """What a StepPlanner holds: queued documents and tokens, steps planned."""
+
+    documents: int
+    tokens: int
+    steps: int
+
+
+class StepPlanner(Handle):
+    """flopspack_step_planner: push documents as they stream in, take one
+    plan per step with :meth:`next`; leftovers carry over, outliers may wait.
+    Items of its plans are push ids (the k-th document pushed is item k).
+    save()/restore() resume exactly. One thread at a time."""
+
+    __slots__ = ("_model",)
+    _delete = _capi.flopspack_step_planner.__swig_destroy__
+
+    def __init__(
+        self,
+        model: CostModel,
+        *,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int = 0,
+        algorithm: StepAlgorithm = StepAlgorithm.DOCUMENTS,
+        ordering: SlotOrder = SlotOrder.DESCENDING,
+        overflow: Overflow = Overflow.SPLIT,
+        seed: int = 0,
+        tokens_per_step: Optional[int] = None,
+        max_defer_steps: Optional[int] = None,
+        outlier_min_tokens: Optional[int] = None,
+        max_outliers_per_step: Optional[int] = None,
+        _handle: Any = None,
+    ) -> None:
+        self._model = model  # a custom model's callable stays alive
+        if _handle is None:
+            options = _step_options(
+                num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm,
+                ordering, overflow, seed,
+            )
+            p = _capi.flopspack_step_planner_options()  # library defaults
+            if tokens_per_step is not None:
+                p.tokens_per_step = int(tokens_per_step)
+            if max_defer_steps is not None:
+                p.max_defer_steps = int(max_defer_steps)
+            if outlier_min_tokens is not None:
+                p.outlier_min_tokens = int(outlier_min_tokens)
+            if max_outliers_per_step is not None:
+                p.max_outliers_per_step = int(max_outliers_per_step)
+            _handle = _capi.flopspack_step_planner_create(options, p, model._handle)
+        super().__init__(_handle)
+
+    @classmethod
+    def restore(cls, state: bytes, model: CostModel) -> "StepPlanner":
+        """A planner from bytes made by :meth:`save`, with the same model."""
+        data = np.frombuffer(bytes(state), dtype=np.uint8)
+        h = _capi.flopspack_swig_step_planner_restore(data, model._handle)
+        return cls(model, num_ranks=0, max_tokens_per_microbatch=0, _handle=h)
+
+    def push(self, lengths: Any) -> int:
+        """Appends documents (all or none); returns the id of the first."""
+        return _capi.flopspack_step_planner_push(self._handle, _arrays.lengths(lengths))
+
+    def next(self) -> Plan:
+        """Plans the next step from the queued documents."""
+        return Plan(_capi.flopspack_step_planner_next(self._handle))
+
+    @property
+    def pending(self) -> Pending:
+        return Pending(*_capi.flopspack_step_planner_pending(self._handle))
+
+    def save(self) -> bytes:
+        """The whole state as bytes (versioned, checksummed)."""
+        h = self._handle
+        buffer = np.zeros(_capi.flopspack_step_planner_save_size(h), dtype=np.uint8)
+        written = _capi.flopspack_swig_step_planner_save(h, buffer)
+        return buffer[:written].tobytes()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<flopspack.StepPlanner closed>"
+        p = self.pending
+        return f"<flopspack.StepPlanner pending={p.documents} docs/{p.tokens} tokens steps={p.steps}>"

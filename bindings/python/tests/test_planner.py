@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+
+import flopspack
+
+MODEL = flopspack.CostModel.polynomial(0, 0, 1, 1e-4)
+
+
+def lengths(n, seed, high=8000):
+    return np.random.default_rng(seed).integers(1, high, size=n)
+
+
+@pytest.mark.parametrize("seed", range(15))
+@pytest.mark.parametrize("algorithm", list(flopspack.StepAlgorithm))
+def test_plan_step_places_every_token_once_under_the_cap(seed, algorithm):
+    docs = lengths(60, seed)
+    cap = 16384
+    plan = flopspack.plan_step(docs, MODEL, num_ranks=4, max_tokens_per_microbatch=cap,
+                               microbatches_per_rank=6, algorithm=algorithm, seed=seed)
+    assert len(plan) == 4 * 6
+    tokens = np.zeros(len(docs), dtype=np.int64)
+    for g, group in enumerate(plan):
+        assert (group.rank, group.slot) == divmod(g, 6)  # rank-major
+        assert group.real_tokens == group.tokens.sum() <= cap
+        np.add.at(tokens, group.items, group.tokens)
+    np.testing.assert_array_equal(tokens, docs)
+    m = plan.metrics
+    assert m.num_ranks == 4 and m.microbatches_per_rank == 6
+    assert 0 < m.rank_balance_efficiency <= 1
+    again = flopspack.plan_step(docs, MODEL, num_ranks=4, max_tokens_per_microbatch=cap,
+                                microbatches_per_rank=6, algorithm=algorithm, seed=seed)
+    for a, b in zip(plan.to_csr(), again.to_csr()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_plan_step_errors_carry_the_library_message():
+    with pytest.raises(flopspack.InvalidArgumentError, match="num_ranks = 0"):
+        flopspack.plan_step([1, 2], MODEL, num_ranks=0, max_tokens_per_microbatch=10)
+    with pytest.raises(flopspack.InfeasibleError, match="the batch does not fit"):
+        flopspack.plan_step([900] * 10, MODEL, num_ranks=1, max_tokens_per_microbatch=1000,
+                            microbatches_per_rank=2)
+    deferred = flopspack.plan_step([900] * 10, MODEL, num_ranks=1, max_tokens_per_microbatch=1000,
+                                   microbatches_per_rank=2, overflow=flopspack.Overflow.DEFER)
+    assert len(deferred.deferred) == 8 and deferred.metrics.deferred_items == 8
+    closed = flopspack.CostModel.tokens()
+    closed.close()
+    with pytest.raises(flopspack.ClosedError):
+        flopspack.plan_step([1], closed, num_ranks=1, max_tokens_per_microbatch=10)
+
+
+def test_step_planner_ids_pending_and_exact_resume():
+    docs = lengths(200, 3)
+    planner = flopspack.StepPlanner(MODEL, num_ranks=2, max_tokens_per_microbatch=8192,
+                                    microbatches_per_rank=2, outlier_min_tokens=6000)
+    assert planner.push(docs[:120]) == 0
+    assert planner.push(docs[120:]) == 120
+    assert planner.pending == (200, int(docs.sum()), 0)
+    first = planner.next()
+    placed = np.concatenate([g.items for g in first])
+    assert planner.pending.steps == 1
+    assert planner.pending.documents == 200 - len(np.unique(placed))
+    state = planner.save()
+    twin = flopspack.StepPlanner.restore(state, MODEL)
+    for _ in range(5):
+        a, b = planner.next(), twin.next()
+        for x, y in zip(a.to_csr(), b.to_csr()):
+            np.testing.assert_array_equal(x, y)
+        assert a.metrics == b.metrics
+    with pytest.raises(flopspack.InvalidArgumentError):
+        flopspack.StepPlanner.restore(state[:-1], MODEL)
+    with pytest.raises(flopspack.InvalidArgumentError, match=r"lengths\[1\] = -2"):
+        planner.push([5, -2])
+    planner.close()
+    with pytest.raises(flopspack.ClosedError):
+        planner.next()
+
+
+def test_planned_epochs_cover_every_document_once():
+    docs = lengths(500, 4, 3000)
+    epochs = flopspack.PlannedEpochs(docs, MODEL, documents_per_step=64, num_ranks=2,
+                                     max_tokens_per_microbatch=16384, microbatches_per_rank=4,
+                                     seed=11)
+    assert epochs.steps_per_epoch == 8
+    seen = []
+    for step in range(epochs.steps_per_epoch):
+        for rank in range(2):
+            batches = epochs.rank_batches(1, step, rank)
+            assert len(batches) == 4
+            for b in batches:
+                assert docs[b].sum() <= 16384
+            seen += [i for b in batches for i in b]
+    assert sorted(seen) == list(range(500))
+    assert not np.array_equal(epochs.order(0), epochs.order(1))
