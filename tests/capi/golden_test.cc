@@ -275,4 +275,76 @@ TEST(GoldenTest, Buckets) {
   }
 }
 
+flopspack_step_options StepOptions(const Value& o) {
+  flopspack_step_options options;
+  flopspack_step_options_init(&options);
+  options.num_ranks = static_cast<uint32_t>(o["num_ranks"].AsInt());
+  options.microbatches_per_rank = static_cast<uint32_t>(o["microbatches_per_rank"].AsInt());
+  options.algorithm = static_cast<int32_t>(o["algorithm"].AsInt());
+  options.max_tokens_per_microbatch = o["max_tokens_per_microbatch"].AsInt();
+  options.seed = static_cast<uint64_t>(o["seed"].AsInt());
+  options.ordering = static_cast<int32_t>(o["ordering"].AsInt());
+  options.overflow = static_cast<int32_t>(o["overflow"].AsInt());
+  return options;
+}
+
+TEST(GoldenTest, StepPlanner) {
+  const Value file = Load("step_planner.json");
+  ASSERT_GE(file["cases"].items.size(), 8u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    flopspack_cost_model* model = golden::MakeModel(c["model"]);
+    const flopspack_step_options options = StepOptions(c["options"]);
+    if (c["op"].text == "plan_step") {
+      const std::vector<int64_t> lengths = c["lengths"].AsInts();
+      flopspack_plan* plan = nullptr;
+      ASSERT_EQ(flopspack_plan_step(&options, model, lengths.data(), lengths.size(), &plan),
+                FLOPSPACK_OK)
+          << flopspack_last_error_message();
+      ExpectPlan(plan, c["plan"], "plan_step");
+      flopspack_plan_destroy(plan);
+      flopspack_cost_model_destroy(model);
+      continue;
+    }
+    ASSERT_EQ(c["op"].text, "planner");
+    const Value& p = c["planner_options"];
+    flopspack_step_planner_options po;
+    flopspack_step_planner_options_init(&po);
+    po.tokens_per_step = p["tokens_per_step"].AsInt();
+    po.max_defer_steps = static_cast<uint32_t>(p["max_defer_steps"].AsInt());
+    po.outlier_min_tokens = p["outlier_min_tokens"].AsInt();
+    po.max_outliers_per_step = p["max_outliers_per_step"].AsInt();
+    flopspack_step_planner* planner = nullptr;
+    ASSERT_EQ(flopspack_step_planner_create(&options, &po, model, &planner), FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    flopspack_cost_model_destroy(model);  // the planner keeps its own reference
+    size_t step = 0;
+    for (const Value& op : c["script"].items) {
+      const std::string where = "op " + std::to_string(step++) + " " + op["op"].text;
+      if (op["op"].text == "push") {
+        const std::vector<int64_t> lengths = op["lengths"].AsInts();
+        int64_t first = -1;
+        ASSERT_EQ(flopspack_step_planner_push(planner, lengths.data(), lengths.size(), &first),
+                  FLOPSPACK_OK);
+        EXPECT_EQ(first, op["first_id"].AsInt()) << where;
+      } else if (op["op"].text == "pending") {
+        uint64_t docs = 0, steps = 0;
+        int64_t tokens = 0;
+        ASSERT_EQ(flopspack_step_planner_pending(planner, &docs, &tokens, &steps), FLOPSPACK_OK);
+        EXPECT_EQ(int64_t(docs), op["expect"]["documents"].AsInt()) << where;
+        EXPECT_EQ(tokens, op["expect"]["tokens"].AsInt()) << where;
+        EXPECT_EQ(int64_t(steps), op["expect"]["steps"].AsInt()) << where;
+      } else if (op["op"].text == "next") {
+        flopspack_plan* plan = nullptr;
+        ASSERT_EQ(flopspack_step_planner_next(planner, &plan), FLOPSPACK_OK);
+        ExpectPlan(plan, op["plan"], where);
+        flopspack_plan_destroy(plan);
+      } else {
+        FAIL() << "unknown op " << op["op"].text;
+      }
+    }
+    flopspack_step_planner_destroy(planner);
+  }
+}
+
 }  // namespace

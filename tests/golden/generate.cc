@@ -449,6 +449,165 @@ std::string Buckets() {
   return w.out;
 }
 
+struct StepSpec {
+  uint32_t num_ranks = 1, microbatches_per_rank = 0;
+  int algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  int64_t cap = 0;
+  uint64_t seed = 0;
+  int ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
+  int overflow = FLOPSPACK_OVERFLOW_SPLIT;
+};
+
+flopspack_step_options StepOptions(const StepSpec& spec) {
+  flopspack_step_options o;
+  flopspack_step_options_init(&o);
+  o.num_ranks = spec.num_ranks;
+  o.microbatches_per_rank = spec.microbatches_per_rank;
+  o.algorithm = spec.algorithm;
+  o.max_tokens_per_microbatch = spec.cap;
+  o.seed = spec.seed;
+  o.ordering = spec.ordering;
+  o.overflow = spec.overflow;
+  return o;
+}
+
+std::string StepOptionsJson(const StepSpec& s) {
+  return "{\"num_ranks\": " + std::to_string(s.num_ranks) +
+         ", \"microbatches_per_rank\": " + std::to_string(s.microbatches_per_rank) +
+         ", \"algorithm\": " + std::to_string(s.algorithm) +
+         ", \"max_tokens_per_microbatch\": " + std::to_string(s.cap) +
+         ", \"seed\": " + std::to_string(s.seed) + ", \"ordering\": " + std::to_string(s.ordering) +
+         ", \"overflow\": " + std::to_string(s.overflow) + "}";
+}
+
+void WritePlanStepCase(Writer& w, const std::string& name, const std::string& model_text,
+                       const StepSpec& spec, const std::vector<int64_t>& lengths) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  const flopspack_step_options o = StepOptions(spec);
+  flopspack_plan* plan = nullptr;
+  Check(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), "plan_step");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"plan_step\",\n     \"model\": " + model_text +
+        ",\n     \"options\": " + StepOptionsJson(spec) + ",\n     \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(",\n     \"plan\": ");
+  WritePlan(w, plan, "       ");
+  w.Raw("}");
+  flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+// The stateful planner: pushes of uneven size, a plan per step, pending.
+void WritePlannerCase(Writer& w, const std::string& name, const std::string& model_text,
+                      const StepSpec& spec, int64_t tokens_per_step, uint32_t max_defer_steps,
+                      int64_t outlier_min_tokens, int64_t max_outliers_per_step,
+                      const std::vector<int64_t>& lengths, const std::vector<size_t>& pushes,
+                      int steps) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  const flopspack_step_options o = StepOptions(spec);
+  flopspack_step_planner_options po;
+  flopspack_step_planner_options_init(&po);
+  po.tokens_per_step = tokens_per_step;
+  po.max_defer_steps = max_defer_steps;
+  po.outlier_min_tokens = outlier_min_tokens;
+  po.max_outliers_per_step = max_outliers_per_step;
+  flopspack_step_planner* planner = nullptr;
+  Check(flopspack_step_planner_create(&o, &po, model, &planner), "planner create");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"planner\",\n     \"model\": " + model_text +
+        ",\n     \"options\": " + StepOptionsJson(spec) +
+        ",\n     \"planner_options\": {\"tokens_per_step\": " + std::to_string(tokens_per_step) +
+        ", \"max_defer_steps\": " + std::to_string(max_defer_steps) +
+        ", \"outlier_min_tokens\": " + std::to_string(outlier_min_tokens) +
+        ", \"max_outliers_per_step\": " + std::to_string(max_outliers_per_step) +
+        "},\n     \"script\": [");
+  const char* sep = "\n";
+  size_t at = 0;
+  auto pending = [&] {
+    uint64_t docs = 0, done = 0;
+    int64_t tokens = 0;
+    Check(flopspack_step_planner_pending(planner, &docs, &tokens, &done), "pending");
+    w.Raw(sep);
+    w.Raw("      {\"op\": \"pending\", \"expect\": {\"documents\": " + std::to_string(docs) +
+          ", \"tokens\": " + std::to_string(tokens) + ", \"steps\": " + std::to_string(done) +
+          "}}");
+    sep = ",\n";
+  };
+  for (int step = 0; step < steps; ++step) {
+    if (step < static_cast<int>(pushes.size())) {
+      const size_t n = std::min(pushes[step], lengths.size() - at);
+      int64_t first = -1;
+      Check(flopspack_step_planner_push(planner, lengths.data() + at, n, &first), "push");
+      w.Raw(sep);
+      w.Raw("      {\"op\": \"push\", \"first_id\": " + std::to_string(first) + ", \"lengths\": ");
+      w.Ints(std::vector<int64_t>(lengths.begin() + at, lengths.begin() + at + n));
+      w.Raw("}");
+      sep = ",\n";
+      at += n;
+    }
+    pending();
+    flopspack_plan* plan = nullptr;
+    Check(flopspack_step_planner_next(planner, &plan), "next");
+    w.Raw(",\n      {\"op\": \"next\", \"plan\": ");
+    WritePlan(w, plan, "        ");
+    w.Raw("}");
+    flopspack_plan_destroy(plan);
+  }
+  pending();
+  w.Raw("]}");
+  flopspack_step_planner_destroy(planner);
+  flopspack_cost_model_destroy(model);
+}
+
+std::string StepPlanner() {
+  Writer w;
+  const std::string quadratic = Polynomial(0, 0, 1, 1.0 / 8192);
+  const std::string llama = Transformer(32, 4096, 32, 8, 0, 14336, 128256, 1, 1, 0, 0);
+  StepSpec spec;
+  spec.num_ranks = 4;
+  spec.microbatches_per_rank = 3;
+  spec.cap = 16384;
+  const std::vector<int64_t> batch = Lengths(48, 9000, 31);
+  const char* algorithms[] = {"documents", "random", "tokens", "sequences"};
+  for (int a = 0; a < 4; ++a) {
+    spec.algorithm = a;
+    spec.seed = 5;
+    WritePlanStepCase(w, std::string("plan_step/") + algorithms[a], a == 0 ? llama : quadratic,
+                      spec, batch);
+    w.Raw(",\n");
+  }
+  StepSpec ends = spec;
+  ends.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  ends.ordering = FLOPSPACK_SLOT_ORDER_LIGHT_ENDS;
+  ends.microbatches_per_rank = 0;
+  WritePlanStepCase(w, "plan_step/light-ends-auto-microbatches", quadratic, ends,
+                    Lengths(40, 12000, 32));
+  w.Raw(",\n");
+  StepSpec defer = spec;
+  defer.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  defer.num_ranks = 2;
+  defer.microbatches_per_rank = 2;
+  defer.cap = 8192;
+  defer.overflow = FLOPSPACK_OVERFLOW_DEFER;
+  WritePlanStepCase(w, "plan_step/defer-overflow", quadratic, defer, Lengths(30, 10000, 33));
+  w.Raw(",\n");
+  StepSpec planner;
+  planner.num_ranks = 2;
+  planner.microbatches_per_rank = 2;
+  planner.cap = 8192;
+  WritePlannerCase(w, "planner/outlier-queue", quadratic, planner, 0, 2, 6000, 1,
+                   Lengths(160, 8192, 34), {40, 25, 60, 0, 35}, 8);
+  w.Raw(",\n");
+  StepSpec plain = planner;
+  plain.num_ranks = 3;
+  plain.microbatches_per_rank = 0;
+  WritePlannerCase(w, "planner/tokens-per-step", llama, plain, 40000, 0, 0, 0,
+                   Lengths(120, 6000, 35), {70, 50}, 6);
+  return w.out;
+}
+
 void Save(const std::string& dir, const std::string& file, const std::string& kind,
           const std::string& cases) {
   std::ofstream out(dir + "/" + file);
@@ -511,6 +670,7 @@ int main(int argc, char** argv) {
     Save(argv[1], "cost_models.json", "cost", CostModels());
     Save(argv[1], "stream_packer.json", "stream", StreamPacker());
     Save(argv[1], "buckets.json", "buckets", Buckets());
+    Save(argv[1], "step_planner.json", "step", StepPlanner());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

@@ -144,3 +144,36 @@ def test_buckets(golden_dir):
         for st in case["steps"]:
             with sampler.step(st["epoch"], st["step"]) as plan:
                 check_plan(plan, st["plan"], f"{name} step {st['step']}")
+
+
+def step_kwargs(o):
+    return dict(num_ranks=o["num_ranks"], microbatches_per_rank=o["microbatches_per_rank"],
+                algorithm=flopspack.StepAlgorithm(o["algorithm"]),
+                max_tokens_per_microbatch=o["max_tokens_per_microbatch"], seed=o["seed"],
+                ordering=flopspack.SlotOrder(o["ordering"]),
+                overflow=flopspack.Overflow(o["overflow"]))
+
+
+def test_step_planner(golden_dir):
+    cases = load(golden_dir, "step_planner.json")
+    assert len(cases) >= 8
+    for case in cases:
+        name = case["name"]
+        model = make_model(case["model"])
+        if case["op"] == "plan_step":
+            with flopspack.plan_step(case["lengths"], model, **step_kwargs(case["options"])) as plan:
+                check_plan(plan, case["plan"], name)
+            continue
+        p = case["planner_options"]
+        planner = flopspack.StepPlanner(model, **step_kwargs(case["options"]), **p)
+        for step, op in enumerate(case["script"]):
+            where = f"{name} op {step}"
+            if op["op"] == "push":
+                assert planner.push(op["lengths"]) == op["first_id"], where
+            elif op["op"] == "pending":
+                assert planner.pending._asdict() == op["expect"], where
+            elif op["op"] == "next":
+                with planner.next() as plan:
+                    check_plan(plan, op["plan"], where)
+            else:
+                pytest.fail(f"unknown op {op['op']}")
