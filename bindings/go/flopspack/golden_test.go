@@ -403,3 +403,97 @@ func TestGoldenBuckets(t *testing.T) {
 		s.Close()
 	}
 }
+
+type goldenStepOptions struct {
+	NumRanks               uint32 `json:"num_ranks"`
+	MicrobatchesPerRank    uint32 `json:"microbatches_per_rank"`
+	Algorithm              int32
+	MaxTokensPerMicrobatch int64 `json:"max_tokens_per_microbatch"`
+	Seed                   uint64
+	Ordering               int32
+	Overflow               int32
+}
+
+func (o goldenStepOptions) options() StepOptions {
+	return StepOptions{NumRanks: o.NumRanks, MicrobatchesPerRank: o.MicrobatchesPerRank,
+		Algorithm: StepAlgorithm(o.Algorithm), MaxTokensPerMicrobatch: o.MaxTokensPerMicrobatch,
+		Seed: o.Seed, Ordering: SlotOrder(o.Ordering), Overflow: Overflow(o.Overflow)}
+}
+
+func TestGoldenStepPlanner(t *testing.T) {
+	cases := loadGolden(t, "step_planner.json")
+	if len(cases) < 8 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name           string
+			Op             string
+			Model          *modelSpec
+			Options        goldenStepOptions
+			Lengths        []int64
+			Plan           *goldenPlan
+			PlannerOptions struct {
+				TokensPerStep      int64  `json:"tokens_per_step"`
+				MaxDeferSteps      uint32 `json:"max_defer_steps"`
+				OutlierMinTokens   int64  `json:"outlier_min_tokens"`
+				MaxOutliersPerStep int64  `json:"max_outliers_per_step"`
+			} `json:"planner_options"`
+			Script []struct {
+				Op      string
+				Lengths []int64
+				FirstID int64 `json:"first_id"`
+				Expect  map[string]int64
+				Plan    *goldenPlan
+			}
+		}
+		dec := json.NewDecoder(bytesReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		model := makeModel(t, c.Model)
+		if c.Op == "plan_step" {
+			plan, err := PlanStep(c.Lengths, model, c.Options.options())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, c.Name, plan, c.Plan)
+			plan.Close()
+			model.Close()
+			continue
+		}
+		po := c.PlannerOptions
+		p, err := NewStepPlanner(model, c.Options.options(), StepPlannerOptions{MaxDeferSteps: po.MaxDeferSteps,
+			TokensPerStep: po.TokensPerStep, OutlierMinTokens: po.OutlierMinTokens, MaxOutliersPerStep: po.MaxOutliersPerStep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		model.Close() // the planner keeps its own reference
+		for i, op := range c.Script {
+			where := c.Name + " op " + itoa(i)
+			switch op.Op {
+			case "push":
+				if first, err := p.Push(op.Lengths); err != nil || first != op.FirstID {
+					t.Fatalf("%s: first %d err %v", where, first, err)
+				}
+			case "pending":
+				got, _ := p.Pending()
+				if int64(got.Documents) != op.Expect["documents"] || got.Tokens != op.Expect["tokens"] ||
+					int64(got.Steps) != op.Expect["steps"] {
+					t.Errorf("%s: pending %+v, want %v", where, got, op.Expect)
+				}
+			case "next":
+				plan, err := p.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPlan(t, where, plan, op.Plan)
+				plan.Close()
+			default:
+				t.Fatalf("unknown op %q", op.Op)
+			}
+		}
+		p.Close()
+	}
+}

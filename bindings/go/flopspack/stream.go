@@ -13,6 +13,7 @@ const (
 	OverflowError    Overflow = 0 // the push fails with StatusInvalidArgument
 	OverflowTruncate Overflow = 1 // keep its first Capacity tokens
 	OverflowSplit    Overflow = 2 // pieces of Capacity tokens plus the rest
+	OverflowDefer    Overflow = 3 // left for a later step (step planner only)
 )
 
 // StreamOptions configure a StreamPacker. Start from DefaultStreamOptions.

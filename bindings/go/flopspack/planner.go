@@ -1,0 +1,231 @@
+package flopspack
+
+import (
+	"runtime"
+
+	"github.com/flopspack/flopspack/bindings/go/internal/capi"
+)
+
+// StepAlgorithm says how PlanStep assigns documents.
+type StepAlgorithm int32
+
+const (
+	StepDocuments StepAlgorithm = 0 // cost balance under the cap (default)
+	StepRandom    StepAlgorithm = 1 // concatenate, cut, deal at random (baseline)
+	StepTokens    StepAlgorithm = 2 // balance token counts instead of cost
+	StepSequences StepAlgorithm = 3 // pre-pack sequences, then LPT
+)
+
+// SlotOrder says which microbatch of a rank runs in which slot.
+type SlotOrder int32
+
+const (
+	SlotDescending SlotOrder = 0 // heaviest first (default)
+	SlotLightEnds  SlotOrder = 1 // lightest at both ends
+	SlotAsPlanned  SlotOrder = 2
+)
+
+// StepOptions configure PlanStep and a StepPlanner; start from
+// DefaultStepOptions and set NumRanks and MaxTokensPerMicrobatch.
+type StepOptions struct {
+	NumRanks               uint32
+	MicrobatchesPerRank    uint32 // 0 = the fewest that hold the batch
+	Algorithm              StepAlgorithm
+	MaxTokensPerMicrobatch int64
+	Seed                   uint64
+	Ordering               SlotOrder
+	Overflow               Overflow // OverflowError, OverflowSplit or OverflowDefer
+}
+
+// DefaultStepOptions returns the library's defaults.
+func DefaultStepOptions() StepOptions {
+	c := capi.NewFlopspack_step_options()
+	defer capi.DeleteFlopspack_step_options(c)
+	return StepOptions{
+		NumRanks: uint32(c.GetNum_ranks()), MicrobatchesPerRank: uint32(c.GetMicrobatches_per_rank()),
+		Algorithm: StepAlgorithm(c.GetAlgorithm()), MaxTokensPerMicrobatch: c.GetMax_tokens_per_microbatch(),
+		Seed: c.GetSeed(), Ordering: SlotOrder(c.GetOrdering()), Overflow: Overflow(c.GetOverflow()),
+	}
+}
+
+func (o StepOptions) toC() capi.Flopspack_step_options {
+	c := capi.NewFlopspack_step_options()
+	c.SetNum_ranks(uint(o.NumRanks))
+	c.SetMicrobatches_per_rank(uint(o.MicrobatchesPerRank))
+	c.SetAlgorithm(int(o.Algorithm))
+	c.SetMax_tokens_per_microbatch(o.MaxTokensPerMicrobatch)
+	c.SetSeed(o.Seed)
+	c.SetOrdering(int(o.Ordering))
+	c.SetOverflow(int(o.Overflow))
+	return c
+}
+
+// PlanStep plans one step: document i (lengths[i] tokens) is item i,
+// balanced by the model's cost onto NumRanks x M microbatches under the cap.
+// Groups are rank-major; each has its rank and slot.
+func PlanStep(lengths []int64, model *CostModel, options StepOptions) (*Plan, error) {
+	m, err := model.handle()
+	if err != nil {
+		return nil, err
+	}
+	c := options.toC()
+	defer capi.DeleteFlopspack_step_options(c)
+	var h uintptr
+	err = capi.Flopspack_plan_step(c, m, lengths, &h)
+	runtime.KeepAlive(model)
+	if err != nil {
+		return nil, model.explain(err)
+	}
+	return newPlan(h), nil
+}
+
+// StepPlannerOptions configure a StepPlanner's queue; see
+// DefaultStepPlannerOptions.
+type StepPlannerOptions struct {
+	MaxDeferSteps      uint32 // how long an outlier may wait
+	TokensPerStep      int64  // 0 = NumRanks x M x cap
+	OutlierMinTokens   int64  // 0 = no outlier queue
+	MaxOutliersPerStep int64  // 0 = NumRanks
+}
+
+// DefaultStepPlannerOptions returns the library's defaults.
+func DefaultStepPlannerOptions() StepPlannerOptions {
+	c := capi.NewFlopspack_step_planner_options()
+	defer capi.DeleteFlopspack_step_planner_options(c)
+	return StepPlannerOptions{MaxDeferSteps: uint32(c.GetMax_defer_steps()), TokensPerStep: c.GetTokens_per_step(),
+		OutlierMinTokens: c.GetOutlier_min_tokens(), MaxOutliersPerStep: c.GetMax_outliers_per_step()}
+}
+
+// Pending is what a StepPlanner holds.
+type Pending struct {
+	Documents uint64
+	Tokens    int64
+	Steps     uint64
+}
+
+// StepPlanner is the stateful planner of a training loop
+// (flopspack_step_planner): push documents as they stream in, take one plan
+// per step with Next. Items are push ids. One goroutine at a time.
+type StepPlanner struct {
+	h     uintptr
+	model *CostModel
+}
+
+func newStepPlanner(h uintptr, model *CostModel) *StepPlanner {
+	p := &StepPlanner{h: h, model: model}
+	runtime.SetFinalizer(p, (*StepPlanner).Close)
+	return p
+}
+
+// NewStepPlanner makes a planner.
+func NewStepPlanner(model *CostModel, options StepOptions, planner StepPlannerOptions) (*StepPlanner, error) {
+	m, err := model.handle()
+	if err != nil {
+		return nil, err
+	}
+	c := options.toC()
+	defer capi.DeleteFlopspack_step_options(c)
+	p := capi.NewFlopspack_step_planner_options()
+	defer capi.DeleteFlopspack_step_planner_options(p)
+	p.SetMax_defer_steps(uint(planner.MaxDeferSteps))
+	p.SetTokens_per_step(planner.TokensPerStep)
+	p.SetOutlier_min_tokens(planner.OutlierMinTokens)
+	p.SetMax_outliers_per_step(planner.MaxOutliersPerStep)
+	var h uintptr
+	err = capi.Flopspack_step_planner_create(c, p, m, &h)
+	runtime.KeepAlive(model)
+	if err != nil {
+		return nil, err
+	}
+	return newStepPlanner(h, model), nil
+}
+
+// RestoreStepPlanner makes a planner from bytes made by Save, with the same
+// model; it produces exactly the plans the saved one would have.
+func RestoreStepPlanner(state []byte, model *CostModel) (*StepPlanner, error) {
+	m, err := model.handle()
+	if err != nil {
+		return nil, err
+	}
+	var h uintptr
+	err = capi.Flopspack_swig_step_planner_restore(state, m, &h)
+	runtime.KeepAlive(model)
+	if err != nil {
+		return nil, err
+	}
+	return newStepPlanner(h, model), nil
+}
+
+func (p *StepPlanner) handle() (capi.Flopspack_step_planner, error) {
+	if p == nil || p.h == 0 {
+		return nil, closedError("StepPlanner")
+	}
+	return capi.SwigcptrFlopspack_step_planner(p.h), nil
+}
+
+// Push appends documents (all or none) and returns the id of the first.
+func (p *StepPlanner) Push(lengths []int64) (int64, error) {
+	h, err := p.handle()
+	if err != nil {
+		return 0, err
+	}
+	var first int64
+	err = capi.Flopspack_step_planner_push(h, lengths, &first)
+	runtime.KeepAlive(p)
+	return first, err
+}
+
+// Next plans the next step from the queued documents.
+func (p *StepPlanner) Next() (*Plan, error) {
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	var plan uintptr
+	err = capi.Flopspack_step_planner_next(h, &plan)
+	runtime.KeepAlive(p)
+	if err != nil {
+		return nil, p.model.explain(err)
+	}
+	return newPlan(plan), nil
+}
+
+// Pending returns the queued documents and tokens and the steps planned.
+func (p *StepPlanner) Pending() (Pending, error) {
+	h, err := p.handle()
+	if err != nil {
+		return Pending{}, err
+	}
+	var out Pending
+	err = capi.Flopspack_step_planner_pending(h, &out.Documents, &out.Tokens, &out.Steps)
+	runtime.KeepAlive(p)
+	return out, err
+}
+
+// Save returns the whole state as bytes (versioned, checksummed).
+func (p *StepPlanner) Save() ([]byte, error) {
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	defer runtime.KeepAlive(p)
+	var size uint64
+	if err := capi.Flopspack_step_planner_save_size(h, &size); err != nil {
+		return nil, err
+	}
+	buffer := make([]byte, size)
+	var written uint64
+	if err := capi.Flopspack_swig_step_planner_save(h, buffer, &written); err != nil {
+		return nil, err
+	}
+	return buffer[:written], nil
+}
+
+// Close releases the planner (idempotent).
+func (p *StepPlanner) Close() error {
+	if p != nil && p.h != 0 {
+		capi.DeleteFlopspack_step_planner(capi.SwigcptrFlopspack_step_planner(p.h))
+		p.h = 0
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package flopspack
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func quadraticModel(t *testing.T) *CostModel {
+	t.Helper()
+	m, err := NewPolynomialModel(0, 0, 1, 1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func TestPlanStepPlacesEveryTokenOnceUnderTheCap(t *testing.T) {
+	model := quadraticModel(t)
+	for seed := int64(0); seed < 10; seed++ {
+		for _, algorithm := range []StepAlgorithm{StepDocuments, StepRandom, StepTokens, StepSequences} {
+			lengths := randomLengths(60, seed, 8000)
+			opts := DefaultStepOptions()
+			opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 4, 6, 16384
+			opts.Algorithm, opts.Seed = algorithm, uint64(seed)
+			plan, err := PlanStep(lengths, model, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups, _ := plan.Groups()
+			tokens := make([]int64, len(lengths))
+			for g, group := range groups {
+				if !group.HasSlot || group.Rank != g/6 || group.Slot != g%6 || group.RealTokens > 16384 {
+					t.Fatalf("group %d: %+v", g, group)
+				}
+				for i, item := range group.Items {
+					tokens[item] += group.Tokens[i]
+				}
+			}
+			if !reflect.DeepEqual(tokens, lengths) {
+				t.Fatalf("seed %d algorithm %d: tokens not conserved", seed, algorithm)
+			}
+			plan.Close()
+		}
+	}
+}
+
+func TestPlanStepErrorsAndStatefulPlannerResume(t *testing.T) {
+	model := quadraticModel(t)
+	opts := DefaultStepOptions()
+	if _, err := PlanStep([]int64{1, 2}, model, opts); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "num_ranks = 0") {
+		t.Fatalf("num_ranks 0: %v", err)
+	}
+	opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 1, 2, 1000
+	if _, err := PlanStep([]int64{900, 900, 900, 900, 900}, model, opts); !errors.Is(err, ErrInfeasible) {
+		t.Fatalf("does not fit: %v", err)
+	}
+	opts.NumRanks, opts.MaxTokensPerMicrobatch = 2, 8192
+	popts := DefaultStepPlannerOptions()
+	popts.OutlierMinTokens = 6000
+	p, err := NewStepPlanner(model, opts, popts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lengths := randomLengths(200, 3, 8000)
+	if first, _ := p.Push(lengths[:120]); first != 0 {
+		t.Fatal(first)
+	}
+	if first, _ := p.Push(lengths[120:]); first != 120 {
+		t.Fatal(first)
+	}
+	p.Next()
+	state, err := p.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := RestoreStepPlanner(state, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer twin.Close()
+	for i := 0; i < 4; i++ {
+		a, _ := p.Next()
+		b, _ := twin.Next()
+		ga, _ := a.Groups()
+		gb, _ := b.Groups()
+		if !reflect.DeepEqual(ga, gb) {
+			t.Fatalf("step %d diverged after restore", i)
+		}
+	}
+	pa, _ := p.Pending()
+	pb, _ := twin.Pending()
+	if pa != pb || pa.Steps != 5 {
+		t.Fatalf("pending %+v %+v", pa, pb)
+	}
+	if _, err := RestoreStepPlanner(state[:len(state)-1], model); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("truncated: %v", err)
+	}
+	p.Close()
+	if _, err := p.Next(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("closed: %v", err)
+	}
+}
