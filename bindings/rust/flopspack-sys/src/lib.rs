@@ -47,6 +47,24 @@ pub const FLOPSPACK_FIT_LINEAR: u32 = 4;
 pub const FLOPSPACK_FIT_QUADRATIC: u32 = 8;
 pub const FLOPSPACK_FIT_ALL: u32 = 15;
 
+/// `flopspack_overflow`: what happens to a document over a capacity.
+pub type flopspack_overflow = c_uint;
+pub const FLOPSPACK_OVERFLOW_ERROR: flopspack_overflow = 0;
+pub const FLOPSPACK_OVERFLOW_TRUNCATE: flopspack_overflow = 1;
+pub const FLOPSPACK_OVERFLOW_SPLIT: flopspack_overflow = 2;
+pub const FLOPSPACK_OVERFLOW_DEFER: flopspack_overflow = 3;
+
+pub type flopspack_step_algorithm = c_uint;
+pub const FLOPSPACK_STEP_DOCUMENTS: flopspack_step_algorithm = 0;
+pub const FLOPSPACK_STEP_RANDOM: flopspack_step_algorithm = 1;
+pub const FLOPSPACK_STEP_TOKENS: flopspack_step_algorithm = 2;
+pub const FLOPSPACK_STEP_SEQUENCES: flopspack_step_algorithm = 3;
+
+pub type flopspack_slot_order = c_uint;
+pub const FLOPSPACK_SLOT_ORDER_DESCENDING: flopspack_slot_order = 0;
+pub const FLOPSPACK_SLOT_ORDER_LIGHT_ENDS: flopspack_slot_order = 1;
+pub const FLOPSPACK_SLOT_ORDER_AS_PLANNED: flopspack_slot_order = 2;
+
 pub type flopspack_bucket_budget = c_uint;
 pub const FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS: flopspack_bucket_budget = 0;
 pub const FLOPSPACK_BUCKET_BUDGET_COST: flopspack_bucket_budget = 1;
@@ -68,6 +86,33 @@ pub struct flopspack_stream_packer {
 #[repr(C)]
 pub struct flopspack_bucket_sampler {
     _unused: [u8; 0],
+}
+#[repr(C)]
+pub struct flopspack_step_planner {
+    _unused: [u8; 0],
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_step_options {
+    pub struct_size: u32,
+    pub num_ranks: u32,
+    pub microbatches_per_rank: u32,
+    pub algorithm: i32,
+    pub max_tokens_per_microbatch: i64,
+    pub seed: u64,
+    pub ordering: i32,
+    pub overflow: i32,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_step_planner_options {
+    pub struct_size: u32,
+    pub max_defer_steps: u32,
+    pub tokens_per_step: i64,
+    pub outlier_min_tokens: i64,
+    pub max_outliers_per_step: i64,
 }
 
 #[repr(C)]
@@ -325,6 +370,10 @@ extern "C" {
         packer: *const flopspack_stream_packer,
         out: *mut flopspack_stream_totals,
     ) -> flopspack_status;
+    pub fn flopspack_stream_packer_save_size(
+        packer: *const flopspack_stream_packer,
+        size: *mut usize,
+    ) -> flopspack_status;
     pub fn flopspack_stream_packer_save(
         packer: *const flopspack_stream_packer,
         buffer: *mut c_void,
@@ -338,6 +387,56 @@ extern "C" {
         out: *mut *mut flopspack_stream_packer,
     ) -> flopspack_status;
     pub fn flopspack_stream_packer_destroy(packer: *mut flopspack_stream_packer);
+
+    // Step planning and the stateful step planner.
+    pub fn flopspack_step_options_init(options: *mut flopspack_step_options);
+    pub fn flopspack_plan_step(
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_options_init(options: *mut flopspack_step_planner_options);
+    pub fn flopspack_step_planner_create(
+        options: *const flopspack_step_options,
+        planner_options: *const flopspack_step_planner_options,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_step_planner,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_push(
+        planner: *mut flopspack_step_planner,
+        lengths: *const i64,
+        n: usize,
+        first_id: *mut i64,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_next(
+        planner: *mut flopspack_step_planner,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_pending(
+        planner: *const flopspack_step_planner,
+        documents: *mut u64,
+        tokens: *mut i64,
+        steps: *mut u64,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_save_size(
+        planner: *const flopspack_step_planner,
+        size: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_save(
+        planner: *const flopspack_step_planner,
+        buffer: *mut c_void,
+        capacity: usize,
+        written: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_restore(
+        bytes: *const c_void,
+        size: usize,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_step_planner,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_destroy(planner: *mut flopspack_step_planner);
 
     // Length buckets and the bucket sampler.
     pub fn flopspack_buckets_optimize(
@@ -515,6 +614,23 @@ mod tests {
             overflow,
             seed
         });
+        same_layout!(flopspack_step_options {
+            struct_size,
+            num_ranks,
+            microbatches_per_rank,
+            algorithm,
+            max_tokens_per_microbatch,
+            seed,
+            ordering,
+            overflow
+        });
+        same_layout!(flopspack_step_planner_options {
+            struct_size,
+            max_defer_steps,
+            tokens_per_step,
+            outlier_min_tokens,
+            max_outliers_per_step
+        });
         same_layout!(flopspack_bucket_sampler_options {
             struct_size,
             budget_kind,
@@ -554,6 +670,18 @@ mod tests {
         assert_eq!(
             FLOPSPACK_ATTENTION_SEQUENCE,
             generated::flopspack_attention_span_FLOPSPACK_ATTENTION_SEQUENCE
+        );
+        assert_eq!(
+            FLOPSPACK_OVERFLOW_DEFER,
+            generated::flopspack_overflow_FLOPSPACK_OVERFLOW_DEFER
+        );
+        assert_eq!(
+            FLOPSPACK_STEP_SEQUENCES,
+            generated::flopspack_step_algorithm_FLOPSPACK_STEP_SEQUENCES
+        );
+        assert_eq!(
+            FLOPSPACK_SLOT_ORDER_AS_PLANNED,
+            generated::flopspack_slot_order_FLOPSPACK_SLOT_ORDER_AS_PLANNED
         );
         assert_eq!(
             FLOPSPACK_BUCKET_BUDGET_COST,

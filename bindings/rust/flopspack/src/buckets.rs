@@ -1,12 +1,11 @@
 //! Length buckets and the bucket sampler: padded batches with little
 //! padding whose optimizer steps still see the whole length distribution.
 
-use crate::cost::CostModel;
+use crate::cost::{CostModel, ModelRef};
 use crate::error::{check, Result};
 use crate::plan::Plan;
 use crate::sys;
 use std::ptr::{self, NonNull};
-use std::sync::Arc;
 
 /// The `num_buckets` upper bounds minimising the total padding (exact).
 pub fn optimize_buckets(lengths: &[i64], num_buckets: usize) -> Result<Vec<i64>> {
@@ -122,7 +121,7 @@ fn init_options() -> sys::flopspack_bucket_sampler_options {
 /// ```
 pub struct BucketSampler {
     raw: NonNull<sys::flopspack_bucket_sampler>,
-    _model: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    model: ModelRef,
 }
 
 // SAFETY: the header documents the sampler as immutable and usable from
@@ -171,7 +170,7 @@ impl BucketSampler {
         }
         Ok(BucketSampler {
             raw: NonNull::new(raw).expect("NULL sampler"),
-            _model: model.and_then(|m| m.keepalive()),
+            model: model.map(CostModel::model_ref).unwrap_or_default(),
         })
     }
 
@@ -184,7 +183,9 @@ impl BucketSampler {
     pub fn epoch(&self, epoch: u64) -> Result<Plan> {
         let mut raw = ptr::null_mut();
         // SAFETY: out-pointer to a local; the plan is ours.
-        check(unsafe { sys::flopspack_bucket_sampler_epoch(self.ptr(), epoch, &mut raw) })?;
+        self.model.explain(check(unsafe {
+            sys::flopspack_bucket_sampler_epoch(self.ptr(), epoch, &mut raw)
+        }))?;
         Ok(unsafe { Plan::from_raw(raw) })
     }
 
@@ -192,7 +193,9 @@ impl BucketSampler {
     pub fn step(&self, epoch: u64, step: u64) -> Result<Plan> {
         let mut raw = ptr::null_mut();
         // SAFETY: as in epoch.
-        check(unsafe { sys::flopspack_bucket_sampler_step(self.ptr(), epoch, step, &mut raw) })?;
+        self.model.explain(check(unsafe {
+            sys::flopspack_bucket_sampler_step(self.ptr(), epoch, step, &mut raw)
+        }))?;
         Ok(unsafe { Plan::from_raw(raw) })
     }
 

@@ -114,6 +114,30 @@ unsafe extern "C" fn trampoline(
     }
 }
 
+/// Held by objects that keep a C reference to a model (packers, planners,
+/// samplers): keeps a custom model's closure alive and explains its errors.
+#[derive(Clone, Default)]
+pub(crate) struct ModelRef(Option<Arc<Callback>>);
+
+impl ModelRef {
+    pub(crate) fn explain(&self, result: Result<()>) -> Result<()> {
+        match (result, &self.0) {
+            (Err(e), Some(cb)) if e.status() == Status::CallbackFailed => {
+                let detail = cb
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                Err(match detail {
+                    Some(d) => Error::new(e.status(), format!("{}: {}", e.message(), d)),
+                    None => e,
+                })
+            }
+            (r, _) => r,
+        }
+    }
+}
+
 /// A cost model (`flopspack_cost_model`): immutable, `Send + Sync`, released
 /// on drop.
 pub struct CostModel {
@@ -285,12 +309,10 @@ impl CostModel {
         Ok(emit(raw, Some(callback)))
     }
 
-    /// What must stay alive while a C object holds this model (a custom
-    /// model's callback).
-    pub(crate) fn keepalive(&self) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
-        self.callback
-            .clone()
-            .map(|c| c as std::sync::Arc<dyn std::any::Any + Send + Sync>)
+    /// What a C object holding this model keeps: a custom model's callback
+    /// (alive as long as the object) and its error slot (for messages).
+    pub(crate) fn model_ref(&self) -> ModelRef {
+        ModelRef(self.callback.clone())
     }
 
     /// The raw handle, valid while `self` lives.
@@ -300,20 +322,7 @@ impl CostModel {
 
     /// Attaches a custom model's callback message to a CALLBACK_FAILED error.
     pub(crate) fn explain(&self, result: Result<()>) -> Result<()> {
-        match (result, &self.callback) {
-            (Err(e), Some(cb)) if e.status() == Status::CallbackFailed => {
-                let detail = cb
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take();
-                Err(match detail {
-                    Some(d) => Error::new(e.status(), format!("{}: {}", e.message(), d)),
-                    None => e,
-                })
-            }
-            (r, _) => r,
-        }
+        self.model_ref().explain(result)
     }
 
     /// Cost of one packed sequence holding these documents.

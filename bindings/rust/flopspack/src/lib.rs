@@ -30,6 +30,7 @@ mod buckets;
 mod cost;
 mod error;
 mod plan;
+mod planner;
 mod stream;
 
 pub use buckets::{
@@ -38,6 +39,9 @@ pub use buckets::{
 pub use cost::{AttentionSpan, CostModel, FitReport, FitTerms, TransformerConfig};
 pub use error::{Error, Result, Status};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
+pub use planner::{
+    plan_step, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
+};
 pub use stream::{Overflow, StreamOptions, StreamPacker, StreamTotals};
 
 use std::ffi::CStr;

@@ -1,12 +1,11 @@
 //! The streaming packer: bounded memory, sequences out as soon as final.
 
-use crate::cost::CostModel;
+use crate::cost::{CostModel, ModelRef};
 use crate::error::{check, Result, Status};
 use crate::plan::Plan;
 use crate::sys;
 use std::os::raw::c_void;
 use std::ptr::{self, NonNull};
-use std::sync::Arc;
 
 /// What to do with a document longer than the capacity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,14 +16,26 @@ pub enum Overflow {
     Truncate,
     /// Pieces of `capacity` tokens plus the rest (default).
     Split,
+    /// Left out of the plan for a later step (step planner only).
+    Defer,
 }
 
 impl Overflow {
-    fn raw(self) -> i32 {
-        match self {
-            Overflow::Error => 0,
-            Overflow::Truncate => 1,
-            Overflow::Split => 2,
+    pub(crate) fn raw(self) -> i32 {
+        (match self {
+            Overflow::Error => sys::FLOPSPACK_OVERFLOW_ERROR,
+            Overflow::Truncate => sys::FLOPSPACK_OVERFLOW_TRUNCATE,
+            Overflow::Split => sys::FLOPSPACK_OVERFLOW_SPLIT,
+            Overflow::Defer => sys::FLOPSPACK_OVERFLOW_DEFER,
+        }) as i32
+    }
+
+    pub(crate) fn from_raw(raw: i32) -> Overflow {
+        match raw as u32 {
+            sys::FLOPSPACK_OVERFLOW_ERROR => Overflow::Error,
+            sys::FLOPSPACK_OVERFLOW_TRUNCATE => Overflow::Truncate,
+            sys::FLOPSPACK_OVERFLOW_DEFER => Overflow::Defer,
+            _ => Overflow::Split,
         }
     }
 }
@@ -47,11 +58,7 @@ impl StreamOptions {
         let mut c = sys::flopspack_stream_options::default();
         // SAFETY: fills a local struct.
         unsafe { sys::flopspack_stream_options_init(&mut c) };
-        let overflow = match c.overflow {
-            0 => Overflow::Error,
-            1 => Overflow::Truncate,
-            _ => Overflow::Split,
-        };
+        let overflow = Overflow::from_raw(c.overflow);
         StreamOptions {
             capacity,
             window: c.window,
@@ -94,7 +101,7 @@ pub type StreamTotals = sys::flopspack_stream_totals;
 pub struct StreamPacker {
     raw: NonNull<sys::flopspack_stream_packer>,
     // Keeps a custom model's callback alive: the C packer holds the model.
-    _model: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    model: ModelRef,
 }
 
 // SAFETY: a packer may move between threads; it is used by one at a time.
@@ -111,7 +118,7 @@ impl StreamPacker {
         check(unsafe { sys::flopspack_stream_packer_create(&c, m, &mut raw) })?;
         Ok(StreamPacker {
             raw: NonNull::new(raw).expect("NULL packer"),
-            _model: model.and_then(|m| m.keepalive()),
+            model: model.map(CostModel::model_ref).unwrap_or_default(),
         })
     }
 
@@ -130,7 +137,7 @@ impl StreamPacker {
         })?;
         Ok(StreamPacker {
             raw: NonNull::new(raw).expect("NULL packer"),
-            _model: model.and_then(|m| m.keepalive()),
+            model: model.map(CostModel::model_ref).unwrap_or_default(),
         })
     }
 
@@ -145,7 +152,9 @@ impl StreamPacker {
     /// Makes every open sequence final.
     pub fn flush(&mut self) -> Result<()> {
         // SAFETY: valid handle.
-        check(unsafe { sys::flopspack_stream_packer_flush(self.raw.as_ptr()) })
+        self.model.explain(check(unsafe {
+            sys::flopspack_stream_packer_flush(self.raw.as_ptr())
+        }))
     }
 
     /// Final sequences waiting to be taken.

@@ -4,9 +4,9 @@ mod common;
 
 use common::json::Json;
 use flopspack::{
-    bucket_padding, optimize_buckets, AttentionSpan, BucketBudget, BucketSampler,
-    BucketSamplerOptions, CostModel, FitTerms, Overflow, Plan, StreamOptions, StreamPacker,
-    TransformerConfig,
+    bucket_padding, optimize_buckets, plan_step, AttentionSpan, BucketBudget, BucketSampler,
+    BucketSamplerOptions, CostModel, FitTerms, Overflow, Plan, SlotOrder, StepAlgorithm,
+    StepOptions, StepPlanner, StepPlannerOptions, StreamOptions, StreamPacker, TransformerConfig,
 };
 use std::path::PathBuf;
 
@@ -334,6 +334,82 @@ fn golden_buckets() {
                 .step(st.get("epoch").int() as u64, st.get("step").int() as u64)
                 .unwrap();
             check_plan(&format!("{name} step"), &plan, st.get("plan"));
+        }
+    }
+}
+
+fn step_options(o: &Json) -> StepOptions {
+    StepOptions {
+        num_ranks: o.get("num_ranks").int() as u32,
+        microbatches_per_rank: o.get("microbatches_per_rank").int() as u32,
+        algorithm: match o.get("algorithm").int() {
+            0 => StepAlgorithm::Documents,
+            1 => StepAlgorithm::Random,
+            2 => StepAlgorithm::Tokens,
+            _ => StepAlgorithm::Sequences,
+        },
+        max_tokens_per_microbatch: o.get("max_tokens_per_microbatch").int(),
+        seed: o.get("seed").int() as u64,
+        ordering: match o.get("ordering").int() {
+            0 => SlotOrder::Descending,
+            1 => SlotOrder::LightEnds,
+            _ => SlotOrder::AsPlanned,
+        },
+        overflow: match o.get("overflow").int() {
+            0 => Overflow::Error,
+            1 => Overflow::Truncate,
+            2 => Overflow::Split,
+            _ => Overflow::Defer,
+        },
+    }
+}
+
+#[test]
+fn golden_step_planner() {
+    let cases = load("step_planner.json");
+    assert!(cases.len() >= 8);
+    for c in &cases {
+        let name = c.get("name").str();
+        let model = make_model(c.get("model")).unwrap();
+        let options = step_options(c.get("options"));
+        if c.get("op").str() == "plan_step" {
+            let plan = plan_step(&c.get("lengths").ints(), &model, &options).unwrap();
+            check_plan(name, &plan, c.get("plan"));
+            continue;
+        }
+        let p = c.get("planner_options");
+        let queue = StepPlannerOptions {
+            tokens_per_step: p.get("tokens_per_step").int(),
+            max_defer_steps: p.get("max_defer_steps").int() as u32,
+            outlier_min_tokens: p.get("outlier_min_tokens").int(),
+            max_outliers_per_step: p.get("max_outliers_per_step").int(),
+        };
+        let mut planner = StepPlanner::new(&model, &options, &queue).unwrap();
+        drop(model);
+        for (i, op) in c.get("script").array().iter().enumerate() {
+            let where_ = format!("{name} op {i}");
+            match op.get("op").str() {
+                "push" => assert_eq!(
+                    planner.push(&op.get("lengths").ints()).unwrap(),
+                    op.get("first_id").int(),
+                    "{where_}"
+                ),
+                "pending" => {
+                    let p = planner.pending();
+                    let e = op.get("expect");
+                    assert_eq!(
+                        (p.documents as i64, p.tokens, p.steps as i64),
+                        (
+                            e.get("documents").int(),
+                            e.get("tokens").int(),
+                            e.get("steps").int()
+                        ),
+                        "{where_}"
+                    );
+                }
+                "next" => check_plan(&where_, &planner.next_plan().unwrap(), op.get("plan")),
+                other => panic!("unknown op {other}"),
+            }
         }
     }
 }

@@ -1,0 +1,276 @@
+//! Step planning: one global batch onto num_ranks x microbatches under a
+//! token cap, balanced by cost; and the stateful step planner.
+
+use crate::cost::{CostModel, ModelRef};
+use crate::error::{check, Result};
+use crate::plan::Plan;
+use crate::stream::Overflow;
+use crate::sys;
+use std::os::raw::c_void;
+use std::ptr::{self, NonNull};
+
+/// How documents are assigned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StepAlgorithm {
+    /// Document-level cost balance under the cap (default).
+    #[default]
+    Documents,
+    /// Concatenate, cut every cap tokens, deal at random (baseline).
+    Random,
+    /// The document-level planner balancing token counts.
+    Tokens,
+    /// Pre-pack sequences, then LPT of the sequences by cost.
+    Sequences,
+}
+
+/// Which microbatch of a rank runs in which slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlotOrder {
+    /// Heaviest first (default).
+    #[default]
+    Descending,
+    /// Lightest at both ends.
+    LightEnds,
+    AsPlanned,
+}
+
+/// Options of [`plan_step`] and a [`StepPlanner`]; `StepOptions::new(ranks,
+/// cap)` gives the library's defaults for the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepOptions {
+    pub num_ranks: u32,
+    /// 0 = the fewest that hold the batch.
+    pub microbatches_per_rank: u32,
+    pub algorithm: StepAlgorithm,
+    pub max_tokens_per_microbatch: i64,
+    pub seed: u64,
+    pub ordering: SlotOrder,
+    /// Error, Split (default) or Defer.
+    pub overflow: Overflow,
+}
+
+impl StepOptions {
+    pub fn new(num_ranks: u32, max_tokens_per_microbatch: i64) -> StepOptions {
+        let mut c = sys::flopspack_step_options::default();
+        // SAFETY: fills a local struct.
+        unsafe { sys::flopspack_step_options_init(&mut c) };
+        StepOptions {
+            num_ranks,
+            microbatches_per_rank: c.microbatches_per_rank,
+            algorithm: StepAlgorithm::Documents,
+            max_tokens_per_microbatch,
+            seed: c.seed,
+            ordering: SlotOrder::Descending,
+            overflow: Overflow::from_raw(c.overflow),
+        }
+    }
+
+    fn to_c(self) -> sys::flopspack_step_options {
+        let mut c = sys::flopspack_step_options::default();
+        // SAFETY: fills a local struct.
+        unsafe { sys::flopspack_step_options_init(&mut c) };
+        c.num_ranks = self.num_ranks;
+        c.microbatches_per_rank = self.microbatches_per_rank;
+        c.algorithm = (match self.algorithm {
+            StepAlgorithm::Documents => sys::FLOPSPACK_STEP_DOCUMENTS,
+            StepAlgorithm::Random => sys::FLOPSPACK_STEP_RANDOM,
+            StepAlgorithm::Tokens => sys::FLOPSPACK_STEP_TOKENS,
+            StepAlgorithm::Sequences => sys::FLOPSPACK_STEP_SEQUENCES,
+        }) as i32;
+        c.max_tokens_per_microbatch = self.max_tokens_per_microbatch;
+        c.seed = self.seed;
+        c.ordering = (match self.ordering {
+            SlotOrder::Descending => sys::FLOPSPACK_SLOT_ORDER_DESCENDING,
+            SlotOrder::LightEnds => sys::FLOPSPACK_SLOT_ORDER_LIGHT_ENDS,
+            SlotOrder::AsPlanned => sys::FLOPSPACK_SLOT_ORDER_AS_PLANNED,
+        }) as i32;
+        c.overflow = self.overflow.raw();
+        c
+    }
+}
+
+/// Plans one step: document i (lengths[i] tokens) is item i. Groups are
+/// rank-major, each with its (rank, slot).
+///
+/// ```
+/// use flopspack::{plan_step, CostModel, StepOptions};
+///
+/// let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4)?;
+/// let options = StepOptions { microbatches_per_rank: 2, ..StepOptions::new(2, 4096) };
+/// let plan = plan_step(&[3000, 2500, 1200, 800, 700, 4000, 100], &model, &options)?;
+/// assert_eq!(plan.len(), 4);
+/// assert!(plan.groups().all(|g| g.info.real_tokens <= 4096 && g.slot.is_some()));
+/// # Ok::<(), flopspack::Error>(())
+/// ```
+pub fn plan_step(lengths: &[i64], model: &CostModel, options: &StepOptions) -> Result<Plan> {
+    let c = options.to_c();
+    let mut raw = ptr::null_mut();
+    // SAFETY: pointers to locals and live slices; the plan is ours.
+    model.explain(check(unsafe {
+        sys::flopspack_plan_step(
+            &c,
+            model.as_ptr(),
+            lengths.as_ptr(),
+            lengths.len(),
+            &mut raw,
+        )
+    }))?;
+    Ok(unsafe { Plan::from_raw(raw) })
+}
+
+/// Options of a [`StepPlanner`]'s queue (`Default` = the library's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepPlannerOptions {
+    pub max_defer_steps: u32,
+    /// 0 = num_ranks x M x cap.
+    pub tokens_per_step: i64,
+    /// 0 = no outlier queue.
+    pub outlier_min_tokens: i64,
+    /// 0 = num_ranks.
+    pub max_outliers_per_step: i64,
+}
+
+impl Default for StepPlannerOptions {
+    fn default() -> Self {
+        let mut c = sys::flopspack_step_planner_options::default();
+        // SAFETY: fills a local struct.
+        unsafe { sys::flopspack_step_planner_options_init(&mut c) };
+        StepPlannerOptions {
+            max_defer_steps: c.max_defer_steps,
+            tokens_per_step: c.tokens_per_step,
+            outlier_min_tokens: c.outlier_min_tokens,
+            max_outliers_per_step: c.max_outliers_per_step,
+        }
+    }
+}
+
+/// What a planner holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pending {
+    pub documents: u64,
+    pub tokens: i64,
+    pub steps: u64,
+}
+
+/// The stateful step planner (`flopspack_step_planner`): push documents,
+/// take one plan per step. Items are push ids. `Send`, not `Sync`.
+pub struct StepPlanner {
+    raw: NonNull<sys::flopspack_step_planner>,
+    model: ModelRef,
+}
+
+// SAFETY: a planner may move between threads; it is used by one at a time.
+unsafe impl Send for StepPlanner {}
+
+impl StepPlanner {
+    pub fn new(
+        model: &CostModel,
+        options: &StepOptions,
+        planner: &StepPlannerOptions,
+    ) -> Result<StepPlanner> {
+        let c = options.to_c();
+        let mut p = sys::flopspack_step_planner_options::default();
+        // SAFETY: fills a local struct.
+        unsafe { sys::flopspack_step_planner_options_init(&mut p) };
+        p.max_defer_steps = planner.max_defer_steps;
+        p.tokens_per_step = planner.tokens_per_step;
+        p.outlier_min_tokens = planner.outlier_min_tokens;
+        p.max_outliers_per_step = planner.max_outliers_per_step;
+        let mut raw = ptr::null_mut();
+        // SAFETY: pointers to locals; the planner keeps its own model reference.
+        check(unsafe { sys::flopspack_step_planner_create(&c, &p, model.as_ptr(), &mut raw) })?;
+        Ok(StepPlanner {
+            raw: NonNull::new(raw).expect("NULL planner"),
+            model: model.model_ref(),
+        })
+    }
+
+    /// A planner from bytes made by [`StepPlanner::save`], with the same model.
+    pub fn restore(state: &[u8], model: &CostModel) -> Result<StepPlanner> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: the slice is valid for the call.
+        check(unsafe {
+            sys::flopspack_step_planner_restore(
+                state.as_ptr() as *const c_void,
+                state.len(),
+                model.as_ptr(),
+                &mut raw,
+            )
+        })?;
+        Ok(StepPlanner {
+            raw: NonNull::new(raw).expect("NULL planner"),
+            model: model.model_ref(),
+        })
+    }
+
+    /// Appends documents (all or none); returns the id of the first.
+    pub fn push(&mut self, lengths: &[i64]) -> Result<i64> {
+        let mut first = 0i64;
+        // SAFETY: the slice is valid for the call.
+        check(unsafe {
+            sys::flopspack_step_planner_push(
+                self.raw.as_ptr(),
+                lengths.as_ptr(),
+                lengths.len(),
+                &mut first,
+            )
+        })?;
+        Ok(first)
+    }
+
+    /// Plans the next step.
+    pub fn next_plan(&mut self) -> Result<Plan> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: out-pointer to a local; the plan is ours.
+        self.model.explain(check(unsafe {
+            sys::flopspack_step_planner_next(self.raw.as_ptr(), &mut raw)
+        }))?;
+        Ok(unsafe { Plan::from_raw(raw) })
+    }
+
+    /// Queued documents and tokens, steps planned.
+    pub fn pending(&self) -> Pending {
+        let mut p = Pending {
+            documents: 0,
+            tokens: 0,
+            steps: 0,
+        };
+        // SAFETY: valid handle and out-pointers: cannot fail.
+        unsafe {
+            sys::flopspack_step_planner_pending(
+                self.raw.as_ptr(),
+                &mut p.documents,
+                &mut p.tokens,
+                &mut p.steps,
+            )
+        };
+        p
+    }
+
+    /// The whole state as bytes (versioned, checksummed).
+    pub fn save(&self) -> Result<Vec<u8>> {
+        let mut size = 0usize;
+        // SAFETY: valid handle and out-pointer.
+        check(unsafe { sys::flopspack_step_planner_save_size(self.raw.as_ptr(), &mut size) })?;
+        let mut bytes = vec![0u8; size];
+        let mut written = 0usize;
+        // SAFETY: the buffer holds `size` bytes.
+        check(unsafe {
+            sys::flopspack_step_planner_save(
+                self.raw.as_ptr(),
+                bytes.as_mut_ptr() as *mut c_void,
+                size,
+                &mut written,
+            )
+        })?;
+        bytes.truncate(written);
+        Ok(bytes)
+    }
+}
+
+impl Drop for StepPlanner {
+    fn drop(&mut self) {
+        // SAFETY: owned handle, destroyed exactly once.
+        unsafe { sys::flopspack_step_planner_destroy(self.raw.as_ptr()) };
+    }
+}

@@ -1,0 +1,104 @@
+use flopspack::{
+    plan_step, CostModel, Overflow, Status, StepAlgorithm, StepOptions, StepPlanner,
+    StepPlannerOptions,
+};
+
+fn lengths(n: usize, seed: u64, max: u64) -> Vec<i64> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            1 + (x % max) as i64
+        })
+        .collect()
+}
+
+#[test]
+fn plan_step_places_every_token_once_under_the_cap() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    for seed in 0..10 {
+        for algorithm in [
+            StepAlgorithm::Documents,
+            StepAlgorithm::Random,
+            StepAlgorithm::Tokens,
+            StepAlgorithm::Sequences,
+        ] {
+            let docs = lengths(60, seed + 1, 8000);
+            let options = StepOptions {
+                microbatches_per_rank: 6,
+                algorithm,
+                seed,
+                ..StepOptions::new(4, 16384)
+            };
+            let plan = plan_step(&docs, &model, &options).unwrap();
+            let mut tokens = vec![0i64; docs.len()];
+            for (g, group) in plan.groups().enumerate() {
+                assert_eq!(group.slot, Some((g / 6, g % 6)));
+                assert!(group.info.real_tokens <= 16384);
+                for (i, t) in group.items.iter().zip(group.tokens) {
+                    tokens[*i as usize] += t;
+                }
+            }
+            assert_eq!(tokens, docs, "seed {seed} {algorithm:?}");
+        }
+    }
+}
+
+#[test]
+fn errors_and_exact_resume_of_the_stateful_planner() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    let e = plan_step(&[1, 2], &model, &StepOptions::new(0, 10)).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("num_ranks = 0"), "{e}");
+    let tight = StepOptions {
+        microbatches_per_rank: 2,
+        ..StepOptions::new(1, 1000)
+    };
+    assert_eq!(
+        plan_step(&[900; 5], &model, &tight).unwrap_err().status(),
+        Status::Infeasible
+    );
+    let deferring = StepOptions {
+        overflow: Overflow::Defer,
+        ..tight
+    };
+    assert_eq!(
+        plan_step(&[900; 5], &model, &deferring)
+            .unwrap()
+            .deferred()
+            .len(),
+        3
+    );
+
+    let options = StepOptions {
+        microbatches_per_rank: 2,
+        ..StepOptions::new(2, 8192)
+    };
+    let queue = StepPlannerOptions {
+        outlier_min_tokens: 6000,
+        ..StepPlannerOptions::default()
+    };
+    let mut planner = StepPlanner::new(&model, &options, &queue).unwrap();
+    let docs = lengths(200, 3, 8000);
+    assert_eq!(planner.push(&docs[..120]).unwrap(), 0);
+    assert_eq!(planner.push(&docs[120..]).unwrap(), 120);
+    planner.next_plan().unwrap();
+    let state = planner.save().unwrap();
+    let mut twin = StepPlanner::restore(&state, &model).unwrap();
+    for _ in 0..4 {
+        let (a, b) = (planner.next_plan().unwrap(), twin.next_plan().unwrap());
+        assert!(a.groups().eq(b.groups()));
+    }
+    assert_eq!(planner.pending(), twin.pending());
+    assert_eq!(planner.pending().steps, 5);
+    assert!(StepPlanner::restore(&state[..state.len() - 1], &model).is_err());
+    assert!(planner
+        .push(&[5, -2])
+        .unwrap_err()
+        .message()
+        .contains("lengths[1] = -2"));
+    fn assert_send<T: Send>() {}
+    assert_send::<StepPlanner>();
+}
