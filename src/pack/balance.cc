@@ -58,7 +58,7 @@ absl::Status CheckOptions(absl::Span<const double> costs, absl::Span<const int64
       }
       total += tokens[i];
     }
-  } else if (options.max_tokens_per_group > 0) {
+  } else if (options.max_tokens_per_group > 0 && !costs.empty()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("max_tokens_per_group = %d needs tokens, but none were given",
                         options.max_tokens_per_group));
