@@ -349,7 +349,8 @@ FLOPSPACK_API flopspack_status flopspack_pack(const flopspack_pack_options* opti
 
 /* How flopspack_balance assigns items to groups. */
 typedef enum flopspack_balance_algorithm {
-  /* Karmarkar-Karp when groups get >= 8 items each, else LPT (default). */
+  /* By shape (default): Karmarkar-Karp when groups get >= 32 items each
+   * (>= 64 with equal counts), else LPT. */
   FLOPSPACK_BALANCE_AUTO = 0,
   /* Each item in input order to the cheapest group (baseline). */
   FLOPSPACK_BALANCE_GREEDY = 1,
@@ -366,7 +367,7 @@ typedef struct flopspack_balance_options {
   int32_t equal_count;          /* 1 = group sizes differ by at most one; default 0 */
   int32_t refine;               /* 1 (default) = local search after the algorithm */
   int64_t max_tokens_per_group; /* hard cap, needs tokens; 0 (default) = none */
-  int64_t max_refine_steps;     /* 0 (default) = 4n + 64 */
+  int64_t max_refine_steps;     /* 0 (default) = 4 min(n, num_groups) + 64 */
   uint64_t seed;                /* relabels the groups; default 0 */
 } flopspack_balance_options;
 

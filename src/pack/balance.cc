@@ -79,8 +79,9 @@ bool RespectsCap(absl::Span<const int32_t> group, int32_t k, const GroupLimits& 
 BalanceAlgorithm Resolve(const BalanceOptions& options, size_t n) {
   if (options.algorithm != BalanceAlgorithm::kAuto) return options.algorithm;
   const double per_group = static_cast<double>(n) / static_cast<double>(options.num_groups);
-  return per_group >= kAutoKarmarkarKarpMinItems ? BalanceAlgorithm::kKarmarkarKarp
-                                                 : BalanceAlgorithm::kLpt;
+  const double threshold =
+      options.equal_count ? kAutoBalancedKarmarkarKarpMinItems : kAutoKarmarkarKarpMinItems;
+  return per_group >= threshold ? BalanceAlgorithm::kKarmarkarKarp : BalanceAlgorithm::kLpt;
 }
 
 absl::StatusOr<std::vector<int32_t>> Construct(absl::Span<const double> costs, int32_t k,
@@ -105,7 +106,9 @@ absl::StatusOr<std::vector<int32_t>> Construct(absl::Span<const double> costs, i
 
 }  // namespace
 
-int64_t DefaultRefineSteps(size_t n) { return 4 * static_cast<int64_t>(n) + 64; }
+int64_t DefaultRefineSteps(size_t n, int64_t num_groups) {
+  return 4 * std::min(static_cast<int64_t>(n), num_groups) + 64;
+}
 
 absl::StatusOr<std::vector<int32_t>> AssignBalanced(absl::Span<const double> costs,
                                                     absl::Span<const int64_t> tokens,
@@ -124,8 +127,9 @@ absl::StatusOr<std::vector<int32_t>> AssignBalanced(absl::Span<const double> cos
   }
   if (!group.ok()) return group.status();
   if (options.refine) {
-    const int64_t steps =
-        options.max_refine_steps > 0 ? options.max_refine_steps : DefaultRefineSteps(costs.size());
+    const int64_t steps = options.max_refine_steps > 0
+                              ? options.max_refine_steps
+                              : DefaultRefineSteps(costs.size(), options.num_groups);
     Refine(costs, k, limits, absl::MakeSpan(*group), steps);
   }
   std::vector<int32_t> label(static_cast<size_t>(k));
@@ -138,29 +142,32 @@ absl::StatusOr<std::vector<int32_t>> AssignBalanced(absl::Span<const double> cos
 
 double BalanceLowerBound(absl::Span<const double> costs, int64_t num_groups, bool equal_count) {
   if (costs.empty() || num_groups < 1) return 0;
-  double total = 0;
-  size_t largest = 0;
-  for (size_t i = 0; i < costs.size(); ++i) {
-    total += costs[i];
-    if (costs[i] > costs[largest]) largest = i;
+  double total = 0, largest = 0;
+  for (double c : costs) {
+    total += c;
+    largest = std::max(largest, c);
   }
-  double bound = std::max(total / static_cast<double>(num_groups), costs[largest]);
-  const size_t companions =
-      equal_count ? costs.size() / static_cast<size_t>(num_groups) : size_t{0};
-  if (companions >= 2) {
-    // The largest item's group holds at least floor(n/k) - 1 other items.
-    std::vector<double> others;
-    others.reserve(costs.size() - 1);
-    for (size_t i = 0; i < costs.size(); ++i) {
-      if (i != largest) others.push_back(costs[i]);
-    }
-    const size_t need = companions - 1;
-    std::nth_element(others.begin(), others.begin() + static_cast<ptrdiff_t>(need - 1),
-                     others.end());
-    std::sort(others.begin(), others.begin() + static_cast<ptrdiff_t>(need));
-    double with = costs[largest];
-    for (size_t j = 0; j < need; ++j) with += others[j];
-    bound = std::max(bound, with);
+  double bound = std::max(total / static_cast<double>(num_groups), largest);
+  const size_t n = costs.size(), k = static_cast<size_t>(num_groups);
+  const size_t low = n / k;  // every group holds at least this many items
+  if (!equal_count || low < 2) return bound;
+  // Items x_1 >= x_2 >= ... For j <= k, either two of the j largest share a
+  // group, which then costs >= 2·x_j + (low - 2) cheapest items, or they sit
+  // in j distinct groups holding >= j·(low - 1) other items, so one of those
+  // groups costs >= (x_1 + ... + x_j + the j·(low - 1) cheapest) / j. The
+  // smaller of the two holds for each j; j = 1 is "the largest item plus the
+  // low - 1 cheapest".
+  const std::vector<int32_t> order = CostDescendingOrder(costs);
+  std::vector<double> cheapest(n + 1, 0);  // cheapest[m] = sum of the m smallest
+  for (size_t m = 0; m < n; ++m) cheapest[m + 1] = cheapest[m] + costs[order[n - 1 - m]];
+  double top = 0;  // x_1 + ... + x_j
+  for (size_t j = 1; j <= k && j * low <= n; ++j) {
+    const double x_j = costs[order[j - 1]];
+    top += x_j;
+    const double distinct = (top + cheapest[j * (low - 1)]) / static_cast<double>(j);
+    const double shared =
+        j >= 2 ? 2 * x_j + cheapest[low - 2] : std::numeric_limits<double>::infinity();
+    bound = std::max(bound, std::min(distinct, shared));
   }
   return bound;
 }

@@ -5,9 +5,13 @@
 // and refine.h, and builds the Plan; see those files for complexities,
 // guarantees and references.
 //
-// kAuto picks by shape: with c = n / k items per group, Karmarkar–Karp
-// (balanced KK with equal counts) when c >= kAutoKarmarkarKarpMinItems,
-// LPT otherwise; refinement follows by default. Under a token cap LPT and
+// kAuto picks by shape: with c = n / k items per group, Karmarkar–Karp when
+// c >= kAutoKarmarkarKarpMinItems (balanced KK with equal counts when c >=
+// kAutoBalancedKarmarkarKarpMinItems), LPT otherwise; refinement follows by
+// default. The thresholds come from docs/algorithms.md's measurements: with
+// few items per group KK is no better than LPT, and balanced KK is far worse
+// on heavy-tailed costs (its tuples pair the largest items with mid-sized
+// ones instead of the smallest). Under a token cap LPT and
 // greedy skip groups without room; Karmarkar–Karp ignores caps, so when its
 // result breaks one, LPT with caps is used instead. When list scheduling
 // cannot place an item, FindCapFeasibleAssignment looks for any assignment
@@ -35,7 +39,8 @@ enum class BalanceAlgorithm {
   kKarmarkarKarp = 3,
 };
 
-inline constexpr double kAutoKarmarkarKarpMinItems = 8;
+inline constexpr double kAutoKarmarkarKarpMinItems = 32;
+inline constexpr double kAutoBalancedKarmarkarKarpMinItems = 64;
 
 struct BalanceOptions {
   BalanceAlgorithm algorithm = BalanceAlgorithm::kAuto;
@@ -43,12 +48,13 @@ struct BalanceOptions {
   bool equal_count = false;
   int64_t max_tokens_per_group = 0;  // 0 = no cap; needs tokens
   bool refine = true;
-  int64_t max_refine_steps = 0;  // 0 = DefaultRefineSteps(n)
+  int64_t max_refine_steps = 0;  // 0 = DefaultRefineSteps(n, num_groups)
   uint64_t seed = 0;
 };
 
-// The refinement bound used when max_refine_steps = 0.
-int64_t DefaultRefineSteps(size_t n);
+// The refinement bound used when max_refine_steps = 0: 4·min(n, k) + 64
+// (a step typically settles one group).
+int64_t DefaultRefineSteps(size_t n, int64_t num_groups);
 
 // The group of each item, in [0, num_groups). tokens is empty or has one
 // entry (>= 0) per item. Errors: InvalidArgument naming the bad option or
@@ -60,12 +66,16 @@ absl::StatusOr<std::vector<int32_t>> AssignBalanced(absl::Span<const double> cos
 // AssignBalanced as a Plan: group g lists its items by index, each with its
 // tokens (0 without tokens); group cost = sum of its item costs in that
 // order; capacity = max_tokens_per_group. The lower bound is max(total / k,
-// largest item), and with equal counts also the largest item plus the
-// floor(n/k) - 1 cheapest others, which its group must hold.
+// largest item), and with equal counts also what the count forces on the
+// groups of the largest items (see BalanceLowerBound).
 absl::StatusOr<Plan> Balance(absl::Span<const double> costs, absl::Span<const int64_t> tokens,
                              const BalanceOptions& options);
 
-// The lower bound on the costliest group that Balance reports.
+// The lower bound on the costliest group that Balance reports: max(total /
+// k, largest item), and with equal counts (c = floor(n/k) items at least per
+// group) the best over j <= k of min(2·x_j + the c - 2 cheapest items,
+// (x_1 + ... + x_j + the j·(c - 1) cheapest) / j), x sorted descending; j =
+// 1 is the largest item plus the c - 1 cheapest. O(n log n).
 double BalanceLowerBound(absl::Span<const double> costs, int64_t num_groups, bool equal_count);
 
 }  // namespace flopspack::pack

@@ -258,6 +258,36 @@ TEST(BalanceTest, ChoosesByShape) {
   BalanceOptions lpt = options;
   lpt.algorithm = BalanceAlgorithm::kLpt;
   EXPECT_EQ(*AssignBalanced(costs, {}, options), *AssignBalanced(costs, {}, lpt));
+  // With equal counts balanced KK takes over only from 64 per group.
+  options.equal_count = true;
+  for (int64_t k : {128, 64}) {  // 32 and 64 per group
+    options.num_groups = k;
+    lpt = kk = options;
+    lpt.algorithm = BalanceAlgorithm::kLpt;
+    kk.algorithm = BalanceAlgorithm::kKarmarkarKarp;
+    EXPECT_EQ(*AssignBalanced(costs, {}, options), *AssignBalanced(costs, {}, k == 128 ? lpt : kk));
+    EXPECT_NE(*AssignBalanced(costs, {}, lpt), *AssignBalanced(costs, {}, kk));
+  }
+}
+
+TEST(BalanceTest, CostDescendingOrderRadixMatchesComparisonSort) {
+  util::Rng rng(45);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> costs(rng.Below(3000));
+    for (double& c : costs) {
+      const uint64_t kind = rng.Below(4);
+      c = kind == 0   ? 0.0
+          : kind == 1 ? -0.0
+          : kind == 2 ? static_cast<double>(rng.Below(5))
+                      : rng.Uniform() * 1e12;
+    }
+    std::vector<int32_t> expected(costs.size());
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] = static_cast<int32_t>(i);
+    std::sort(expected.begin(), expected.end(), [&](int32_t a, int32_t b) {
+      return costs[a] != costs[b] ? costs[a] > costs[b] : a < b;
+    });
+    ASSERT_EQ(CostDescendingOrder(costs), expected) << "trial " << trial;
+  }
 }
 
 TEST(BalanceTest, BadInput) {

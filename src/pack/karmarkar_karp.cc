@@ -16,12 +16,17 @@ struct Subset {
   int32_t tail;
 };
 
-// Partitions are vectors of their non-empty subsets, largest sum first.
-using Partition = std::vector<Subset>;
-
 bool Heavier(const Subset& a, const Subset& b) {
   return a.sum != b.sum ? a.sum > b.sum : a.head < b.head;
 }
+
+// A partition: its non-empty subsets as a heap whose top is the lightest
+// (std heap functions with Heavier as "less"), and the largest sum. The
+// other k - size() subsets are empty.
+struct Partition {
+  std::vector<Subset> heap;
+  double max = 0;
+};
 
 class Differencer {
  public:
@@ -33,19 +38,20 @@ class Differencer {
     heap_.emplace(Spread(partitions_.back()), id);
   }
 
-  // Combines until one partition remains and returns it.
-  Partition Run() {
+  // Combines until one partition remains; returns its subsets, heaviest
+  // first.
+  std::vector<Subset> Run() {
     while (heap_.size() > 1) {
       const int32_t a = heap_.top().second;
       heap_.pop();
       const int32_t b = heap_.top().second;
       heap_.pop();
-      Add(Combine(partitions_[a], partitions_[b]));
-      Partition().swap(partitions_[a]);
-      Partition().swap(partitions_[b]);
+      Add(Combine(std::move(partitions_[a]), std::move(partitions_[b])));
     }
     if (heap_.empty()) return {};
-    return std::move(partitions_[heap_.top().second]);
+    std::vector<Subset> out = std::move(partitions_[heap_.top().second].heap);
+    std::sort(out.begin(), out.end(), Heavier);
+    return out;
   }
 
   // Visits the items of a subset.
@@ -64,35 +70,45 @@ class Differencer {
   };
 
   double Spread(const Partition& p) const {
-    if (p.empty()) return 0;
-    return p.front().sum - (p.size() == k_ ? p.back().sum : 0.0);
+    if (p.heap.empty()) return 0;
+    return p.max - (p.heap.size() == k_ ? p.heap.front().sum : 0.0);
   }
 
-  // Joins subset i of a (largest first, empty ones implied at the end) with
-  // subset k-1-i of b.
-  Partition Combine(const Partition& a, const Partition& b) {
-    const size_t p = a.size(), q = b.size();
-    Partition out;
-    out.reserve(std::min(k_, p + q));
-    for (size_t i = 0; i < k_; ++i) {
-      const size_t j = k_ - 1 - i;
-      const bool has_a = i < p, has_b = j < q;
-      if (!has_a && !has_b) {
-        i = k_ - q - 1;  // skip the empty middle; the loop's ++i lands on k - q
-        continue;
-      }
-      if (has_a && has_b) {
-        Subset s = a[i];
-        s.sum += b[j].sum;
-        next_[s.tail] = b[j].head;
-        s.tail = b[j].tail;
-        out.push_back(s);
-      } else {
-        out.push_back(has_a ? a[i] : b[j]);
-      }
+  Subset Join(Subset x, const Subset& y) {
+    x.sum += y.sum;
+    next_[x.tail] = y.head;
+    x.tail = y.tail;
+    return x;
+  }
+
+  // Pairs the i-th heaviest subset of one partition with the i-th lightest
+  // of the other (empty subsets count as the lightest). The pairing is
+  // symmetric, so the partition with fewer non-empty subsets is walked and
+  // the larger one is updated in place: O(q log k) for q = the smaller
+  // count, which makes the total work O(n log n log k) (small into large).
+  Partition Combine(Partition a, Partition b) {
+    Partition& large = a.heap.size() >= b.heap.size() ? a : b;
+    Partition& small = a.heap.size() >= b.heap.size() ? b : a;
+    std::sort(small.heap.begin(), small.heap.end(), Heavier);  // heaviest first
+    const size_t p = large.heap.size(), q = small.heap.size();
+    const size_t empties = k_ - p;  // large's empty subsets take small's heaviest
+    const size_t onto_empty = std::min(q, empties);
+    // Pop large's lightest q - onto_empty subsets, lightest first.
+    std::vector<Subset> lightest;
+    lightest.reserve(q - onto_empty);
+    for (size_t i = onto_empty; i < q; ++i) {
+      std::pop_heap(large.heap.begin(), large.heap.end(), Heavier);
+      lightest.push_back(large.heap.back());
+      large.heap.pop_back();
     }
-    std::sort(out.begin(), out.end(), Heavier);
-    return out;
+    auto push = [&](const Subset& s) {
+      large.heap.push_back(s);
+      std::push_heap(large.heap.begin(), large.heap.end(), Heavier);
+      large.max = std::max(large.max, s.sum);
+    };
+    for (size_t i = 0; i < onto_empty; ++i) push(small.heap[i]);
+    for (size_t i = onto_empty; i < q; ++i) push(Join(lightest[i - onto_empty], small.heap[i]));
+    return std::move(large);
   }
 
   size_t k_;
@@ -110,7 +126,8 @@ absl::Status CheckK(int32_t k) {
   return absl::OkStatus();
 }
 
-std::vector<int32_t> Label(const Differencer& d, const Partition& final_partition, size_t n) {
+std::vector<int32_t> Label(const Differencer& d, const std::vector<Subset>& final_partition,
+                           size_t n) {
   std::vector<int32_t> group(n, -1);
   for (size_t g = 0; g < final_partition.size(); ++g) {
     d.ForEachItem(final_partition[g], [&](int32_t item) {
@@ -126,8 +143,10 @@ absl::StatusOr<std::vector<int32_t>> AssignKarmarkarKarp(absl::Span<const double
                                                          int32_t k) {
   if (absl::Status s = CheckK(k); !s.ok()) return s;
   Differencer d(costs.size(), k);
-  for (int32_t item : CostDescendingOrder(costs)) d.Add(Partition{{costs[item], item, item}});
-  const Partition final_partition = d.Run();
+  for (int32_t item : CostDescendingOrder(costs)) {
+    d.Add(Partition{{Subset{costs[item], item, item}}, costs[item]});
+  }
+  const std::vector<Subset> final_partition = d.Run();
   return Label(d, final_partition, costs.size());
 }
 
@@ -141,15 +160,17 @@ absl::StatusOr<std::vector<int32_t>> AssignBalancedKarmarkarKarp(absl::Span<cons
   const std::vector<int32_t> order = CostDescendingOrder(costs);
   for (size_t start = 0; start < padded; start += kk) {
     Partition tuple;
-    tuple.reserve(kk);
+    tuple.heap.reserve(kk);
     for (size_t j = start; j < start + kk; ++j) {
       // Dummies (indices >= n) cost 0 and sort after every real item.
       const int32_t item = j < n ? order[j] : static_cast<int32_t>(j);
-      tuple.push_back(Subset{j < n ? costs[item] : 0.0, item, item});
+      tuple.heap.push_back(Subset{j < n ? costs[item] : 0.0, item, item});
+      tuple.max = std::max(tuple.max, tuple.heap.back().sum);
     }
+    std::make_heap(tuple.heap.begin(), tuple.heap.end(), Heavier);
     d.Add(std::move(tuple));
   }
-  const Partition final_partition = d.Run();
+  const std::vector<Subset> final_partition = d.Run();
   return Label(d, final_partition, n);
 }
 

@@ -1,6 +1,7 @@
 #include "pack/lpt.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <queue>
 #include <utility>
@@ -10,11 +11,40 @@
 namespace flopspack::pack {
 
 std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
-  std::vector<int32_t> order(costs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
-  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return costs[a] != costs[b] ? costs[a] > costs[b] : a < b;
-  });
+  const size_t n = costs.size();
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
+  if (n < 512) {
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return costs[a] != costs[b] ? costs[a] > costs[b] : a < b;
+    });
+    return order;
+  }
+  // LSD radix sort on the bit patterns: for finite doubles >= 0 they order
+  // like the values, and inverting them sorts descending. Stable, so equal
+  // costs keep index order. 8 passes of 8 bits; passes where every key has
+  // the same byte are skipped.
+  std::vector<uint64_t> key(n), key_tmp(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t bits = 0;
+    const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0
+    std::memcpy(&bits, &c, sizeof(bits));
+    key[i] = ~bits;
+  }
+  std::vector<int32_t> order_tmp(n);
+  for (int shift = 0; shift < 64; shift += 8) {
+    size_t count[257] = {0};
+    for (size_t i = 0; i < n; ++i) ++count[((key[i] >> shift) & 0xff) + 1];
+    if (count[((key[0] >> shift) & 0xff) + 1] == n) continue;
+    for (size_t d = 1; d < 257; ++d) count[d] += count[d - 1];
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = count[(key[i] >> shift) & 0xff]++;
+      key_tmp[at] = key[i];
+      order_tmp[at] = order[i];
+    }
+    key.swap(key_tmp);
+    order.swap(order_tmp);
+  }
   return order;
 }
 

@@ -15,6 +15,14 @@ struct Step {
   int32_t in = -1;      // item leaving G for H (swap), or -1 (move)
 };
 
+// Items by cost ascending, ties by index: the order of every member list.
+struct Cheaper {
+  absl::Span<const double> costs;
+  bool operator()(int32_t x, int32_t y) const {
+    return costs[x] != costs[y] ? costs[x] < costs[y] : x < y;
+  }
+};
+
 class Refiner {
  public:
   Refiner(absl::Span<const double> costs, int32_t k, const GroupLimits& limits,
@@ -32,6 +40,7 @@ class Refiner {
       load_[g] += costs[i];
       tokens_[g] += limits.item_tokens(i);
     }
+    for (std::vector<int32_t>& list : members_) std::sort(list.begin(), list.end(), Cheaper{costs});
     for (int32_t g = 0; g < k; ++g) by_load_.emplace(load_[g], g);
   }
 
@@ -56,8 +65,12 @@ class Refiner {
   Step BestStep(int32_t heavy) {
     const double top = load_[heavy];
     Step best{top * (1 - 1e-12)};  // a step must beat this
-    int tried = 0;
-    for (auto it = by_load_.begin(); it != by_load_.end() && tried < kRefineCandidates; ++it) {
+    // Fewer candidate groups when groups are large keeps a step near
+    // kRefineWork item visits.
+    const size_t candidates = std::clamp<size_t>(
+        kRefineWork / std::max<size_t>(1, members_[heavy].size()), 1, kRefineCandidates);
+    size_t tried = 0;
+    for (auto it = by_load_.begin(); it != by_load_.end() && tried < candidates; ++it) {
       const int32_t light = it->second;
       if (light == heavy) continue;
       if (load_[light] >= best.new_max) break;
@@ -65,27 +78,25 @@ class Refiner {
       const double window = top - load_[light];  // any delta in (0, window) helps
       if (quota_.CanMove(members_[heavy].size(), members_[light].size())) {
         for (int32_t a : members_[heavy]) {
-          if (costs_[a] <= 0 || costs_[a] >= window) continue;
+          if (costs_[a] >= window) break;  // ascending: the rest are larger
+          if (costs_[a] <= 0) continue;
           if (!TokensFit(light, limits_.item_tokens(a))) continue;
           const double m = std::max(top - costs_[a], load_[light] + costs_[a]);
           if (m < best.new_max) best = Step{m, light, a, -1};
         }
       }
       // Swaps: for item a of H the ideal partner costs c_a - window / 2.
-      sorted_.assign(members_[light].begin(), members_[light].end());
-      std::sort(sorted_.begin(), sorted_.end(), [&](int32_t x, int32_t y) {
-        return costs_[x] != costs_[y] ? costs_[x] < costs_[y] : x < y;
-      });
+      const std::vector<int32_t>& sorted = members_[light];
       for (int32_t a : members_[heavy]) {
         const double want = costs_[a] - window / 2;
-        const auto pos = std::lower_bound(sorted_.begin(), sorted_.end(), want,
+        const auto pos = std::lower_bound(sorted.begin(), sorted.end(), want,
                                           [&](int32_t x, double v) { return costs_[x] < v; });
-        const ptrdiff_t p = pos - sorted_.begin();
+        const ptrdiff_t p = pos - sorted.begin();
         // Nearest partners on each side; a few more in case tokens rule
         // the nearest out.
         for (ptrdiff_t j = std::max<ptrdiff_t>(0, p - 3);
-             j < std::min<ptrdiff_t>(static_cast<ptrdiff_t>(sorted_.size()), p + 3); ++j) {
-          const int32_t b = sorted_[j];
+             j < std::min<ptrdiff_t>(static_cast<ptrdiff_t>(sorted.size()), p + 3); ++j) {
+          const int32_t b = sorted[j];
           const double delta = costs_[a] - costs_[b];
           if (delta <= 0 || delta >= window) continue;
           const int64_t dt = limits_.item_tokens(a) - limits_.item_tokens(b);
@@ -98,16 +109,11 @@ class Refiner {
     return best;
   }
 
-  void Take(int32_t g, int32_t item) {
-    std::vector<int32_t>& list = members_[g];
-    auto it = std::find(list.begin(), list.end(), item);
-    *it = list.back();
-    list.pop_back();
-  }
-
   void Shift(int32_t from, int32_t to, int32_t item) {
-    Take(from, item);
-    members_[to].push_back(item);
+    std::vector<int32_t>& source = members_[from];
+    source.erase(std::lower_bound(source.begin(), source.end(), item, Cheaper{costs_}));
+    std::vector<int32_t>& target = members_[to];
+    target.insert(std::upper_bound(target.begin(), target.end(), item, Cheaper{costs_}), item);
     group_[item] = to;
     load_[from] -= costs_[item];
     load_[to] += costs_[item];
@@ -132,7 +138,6 @@ class Refiner {
   std::vector<double> load_;
   std::vector<int64_t> tokens_;
   std::set<std::pair<double, int32_t>> by_load_;
-  std::vector<int32_t> sorted_;
 };
 
 }  // namespace

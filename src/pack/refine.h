@@ -1,14 +1,15 @@
 // Bounded local search that lowers the costliest group of an assignment:
 // each step takes the costliest group H and, among the lightest groups G
-// (up to kRefineCandidates of them), the single move of an item from H to G
+// (up to kRefineCandidates of them, fewer for large groups), the single move of an item from H to G
 // or swap of an item of H with a cheaper one of G that leaves
 // max(cost H, cost G) lowest; it is applied if that is below the old cost
 // of H, and the search stops when no step helps or after max_steps steps.
 // Moves and swaps respect the limits: token caps, and with equal counts
 // only swaps or moves from a larger to a smaller group.
 //
-// Complexity per step: O(T·(m log m)) for T candidate groups of m items
-// (the best swap partner is found by binary search on G's sorted costs).
+// Complexity per step: O(T·m·log m + log k) for T candidate groups of m
+// items (member lists stay sorted by cost, so the best swap partner of each
+// item is a binary search), with T·m kept near kRefineWork.
 // Guarantee: the costliest group never gets costlier, every step lowers it
 // or reduces the number of groups at the top cost, so the result is never
 // worse than the input. This is the "move/exchange" neighbourhood of
@@ -17,6 +18,7 @@
 #ifndef FLOPSPACK_PACK_REFINE_H_
 #define FLOPSPACK_PACK_REFINE_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/types/span.h"
@@ -24,7 +26,9 @@
 
 namespace flopspack::pack {
 
-inline constexpr int kRefineCandidates = 16;
+inline constexpr size_t kRefineCandidates = 16;
+// Item visits a step aims at: fewer candidate groups when groups are large.
+inline constexpr size_t kRefineWork = 4096;
 
 struct RefineStats {
   int64_t steps = 0;  // moves + swaps applied
