@@ -72,11 +72,13 @@ class Search {
   int Visit(size_t depth) {
     if (depth == order_.size()) return 1;
     if (++nodes_ > budget_) return -1;
-    int64_t free = 0;
-    for (size_t g = 0; g < load_.size(); ++g) {
-      if (CanAdd(g)) free += limits_.max_tokens - load_[g];
+    int64_t free = 0;  // room in groups that may still take items, up to remaining_
+    for (size_t g = 0; g < load_.size() && free < remaining_; ++g) {
+      if (!CanAdd(g)) continue;
+      const int64_t room = limits_.max_tokens - load_[g];
+      free = room >= remaining_ - free ? remaining_ : free + room;  // no overflow
     }
-    if (remaining_ > free) return 0;
+    if (free < remaining_) return 0;
     const int32_t item = order_[depth];
     const int64_t t = limits_.item_tokens(item);
     std::set<std::pair<int64_t, size_t>> tried;  // groups in the same state are interchangeable
