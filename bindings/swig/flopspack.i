@@ -94,6 +94,9 @@ FLOPSPACK_WRAP(flopspack_stream_packer_take)
 FLOPSPACK_WRAP(flopspack_stream_packer_totals)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_save)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_restore)
+/* packing and balancing */
+FLOPSPACK_WRAP(flopspack_swig_pack)
+FLOPSPACK_WRAP(flopspack_swig_balance)
 /* step planning and the stateful step planner */
 FLOPSPACK_WRAP(flopspack_plan_step)
 FLOPSPACK_WRAP(flopspack_step_planner_create)
@@ -123,7 +126,9 @@ FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
  * _restore and flopspack_step_planner_save / _restore (void* buffers),
  * flopspack_buckets_optimize (output size implied),
  * flopspack_bucket_sampler_create (the options' upper_bounds pointer is
- * passed as an array instead), _step_diversity (query + fill split). */
+ * passed as an array instead), _step_diversity (query + fill split),
+ * flopspack_pack (the options' cost_model pointer is an argument instead),
+ * flopspack_balance (costs and tokens share n; tokens optional). */
 
 /* ---- Handles: owning objects, destroyed exactly once. ---- */
 %define FLOPSPACK_HANDLE(type, destroy)
@@ -180,6 +185,9 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_transformer_config, flopspack_transformer_con
 FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_stream_options, flopspack_stream_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_sampler_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_pack_options, flopspack_pack_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_balance_options, flopspack_balance_options_init)
+%ignore flopspack_pack_options::cost_model;
 FLOPSPACK_OPTIONS_STRUCT(flopspack_step_options, flopspack_step_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_options_init)
 /* A pointer member cannot safely hold target-language memory: the bounds go
@@ -196,12 +204,15 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (const int64_t* document_lengths, size_t n), (const int64_t* lengths, size_t n),
   (const int64_t* document_lengths, size_t num_lengths),
   (const int64_t* upper_bounds, size_t num_buckets),
-  (const int64_t* upper_bounds, size_t num_upper_bounds)
+  (const int64_t* upper_bounds, size_t num_upper_bounds),
+  (const int64_t* token_counts, size_t num_token_counts)
 };
 %apply (int64_t* OUT_INT64S, size_t N) { (int64_t* upper_bounds, size_t num_buckets) };
 %apply uint64_t* OUT_UINT64 { uint64_t* out, uint64_t* documents, uint64_t* steps };
 %apply (const size_t* OFFSETS, size_t N) { (const size_t* sample_offsets, size_t num_offsets) };
-%apply (const double* VALUES, size_t N) { (const double* seconds, size_t num_samples) };
+%apply (const double* VALUES, size_t N) {
+  (const double* seconds, size_t num_samples), (const double* costs, size_t n)
+};
 %apply (double* OUT_VALUES, size_t N) {
   (double* out_costs, size_t num_out_costs),
   (double* token_distances, size_t num_token_distances),
@@ -215,6 +226,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 %apply (const unsigned char* BYTES, size_t N) { (const unsigned char* bytes, size_t size) };
 %apply (unsigned char* OUT_BYTES, size_t N) { (unsigned char* buffer, size_t capacity) };
 %apply int64_t* OUT_INT64 {
+  /* Careful: SWIG matches these names on const int64_t* too. */
   int64_t* real_tokens, int64_t* computed_tokens, int64_t* out_padding, int64_t* first_id,
   int64_t* tokens
 };
@@ -296,6 +308,30 @@ flopspack_status flopspack_swig_stream_packer_restore(const unsigned char* bytes
                                                       flopspack_stream_packer** out) {
   return flopspack_stream_packer_restore(bytes, size, model, out);
 }
+/* flopspack_pack with the cost model as an argument (NULL = tokens). */
+flopspack_status flopspack_swig_pack(const flopspack_pack_options* options,
+                                     const flopspack_cost_model* model, const int64_t* lengths,
+                                     size_t n, flopspack_plan** out) {
+  if (options == NULL) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "options must not be NULL");
+  }
+  flopspack_pack_options o = *options;
+  o.cost_model = model;
+  return flopspack_pack(&o, lengths, n, out);
+}
+
+/* flopspack_balance with the tokens' length explicit: 0 = no tokens, else n. */
+flopspack_status flopspack_swig_balance(const flopspack_balance_options* options,
+                                        const double* costs, size_t n, const int64_t* token_counts,
+                                        size_t num_token_counts, flopspack_plan** out) {
+  if (num_token_counts != 0 && num_token_counts != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "tokens has " + std::to_string(num_token_counts) + " entries for " +
+                                   std::to_string(n) + " costs");
+  }
+  return flopspack_balance(options, costs, num_token_counts == 0 ? NULL : token_counts, n, out);
+}
+
 /* flopspack_step_planner_save / _restore with byte arrays. */
 flopspack_status flopspack_swig_step_planner_save(const flopspack_step_planner* planner,
                                                   unsigned char* buffer, size_t capacity,

@@ -347,4 +347,46 @@ TEST(GoldenTest, StepPlanner) {
   }
 }
 
+TEST(GoldenTest, PackAndBalance) {
+  const Value file = Load("pack_balance.json");
+  ASSERT_GE(file["cases"].items.size(), 10u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    const Value& o = c["options"];
+    flopspack_plan* plan = nullptr;
+    if (c["op"].text == "pack") {
+      flopspack_cost_model* model = golden::MakeModel(c["model"]);
+      flopspack_pack_options options;
+      flopspack_pack_options_init(&options);
+      options.algorithm = static_cast<int32_t>(o["algorithm"].AsInt());
+      options.capacity = o["capacity"].AsInt();
+      options.overflow = static_cast<int32_t>(o["overflow"].AsInt());
+      options.seed = static_cast<uint64_t>(o["seed"].AsInt());
+      options.cost_model = model;
+      const std::vector<int64_t> lengths = c["lengths"].AsInts();
+      ASSERT_EQ(flopspack_pack(&options, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK)
+          << flopspack_last_error_message();
+      flopspack_cost_model_destroy(model);
+    } else {
+      ASSERT_EQ(c["op"].text, "balance");
+      flopspack_balance_options options;
+      flopspack_balance_options_init(&options);
+      options.algorithm = static_cast<int32_t>(o["algorithm"].AsInt());
+      options.num_groups = o["num_groups"].AsInt();
+      options.equal_count = static_cast<int32_t>(o["equal_count"].AsInt());
+      options.refine = static_cast<int32_t>(o["refine"].AsInt());
+      options.max_tokens_per_group = o["max_tokens_per_group"].AsInt();
+      options.seed = static_cast<uint64_t>(o["seed"].AsInt());
+      const std::vector<double> costs = c["costs"].AsDoubles();
+      const std::vector<int64_t> tokens = c["tokens"].AsInts();
+      ASSERT_EQ(flopspack_balance(&options, costs.data(), tokens.empty() ? nullptr : tokens.data(),
+                                  costs.size(), &plan),
+                FLOPSPACK_OK)
+          << flopspack_last_error_message();
+    }
+    ExpectPlan(plan, c["plan"], c["op"].text);
+    flopspack_plan_destroy(plan);
+  }
+}
+
 }  // namespace

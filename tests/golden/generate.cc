@@ -449,6 +449,102 @@ std::string Buckets() {
   return w.out;
 }
 
+void WritePackCase(Writer& w, const std::string& name, const std::string& model_text, int algorithm,
+                   int64_t capacity, int overflow, uint64_t seed,
+                   const std::vector<int64_t>& lengths) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  flopspack_pack_options o;
+  flopspack_pack_options_init(&o);
+  o.algorithm = algorithm;
+  o.capacity = capacity;
+  o.overflow = overflow;
+  o.seed = seed;
+  o.cost_model = model;
+  flopspack_plan* plan = nullptr;
+  Check(flopspack_pack(&o, lengths.data(), lengths.size(), &plan), "pack");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"pack\",\n     \"model\": " + model_text +
+        ",\n     \"options\": {\"algorithm\": " + std::to_string(algorithm) + ", \"capacity\": " +
+        std::to_string(capacity) + ", \"overflow\": " + std::to_string(overflow) +
+        ", \"seed\": " + std::to_string(seed) + "},\n     \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(",\n     \"plan\": ");
+  WritePlan(w, plan, "       ");
+  w.Raw("}");
+  flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+void WriteBalanceCase(Writer& w, const std::string& name, int algorithm, int64_t groups,
+                      int equal_count, int refine, int64_t cap, uint64_t seed,
+                      const std::vector<double>& costs, const std::vector<int64_t>& tokens) {
+  flopspack_balance_options o;
+  flopspack_balance_options_init(&o);
+  o.algorithm = algorithm;
+  o.num_groups = groups;
+  o.equal_count = equal_count;
+  o.refine = refine;
+  o.max_tokens_per_group = cap;
+  o.seed = seed;
+  flopspack_plan* plan = nullptr;
+  Check(flopspack_balance(&o, costs.data(), tokens.empty() ? nullptr : tokens.data(), costs.size(),
+                          &plan),
+        "balance");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"balance\",\n     \"options\": {\"algorithm\": " + std::to_string(algorithm) +
+        ", \"num_groups\": " + std::to_string(groups) + ", \"equal_count\": " +
+        std::to_string(equal_count) + ", \"refine\": " + std::to_string(refine) +
+        ", \"max_tokens_per_group\": " + std::to_string(cap) +
+        ", \"seed\": " + std::to_string(seed) + "},\n     \"costs\": ");
+  w.Doubles(costs);
+  w.Raw(",\n     \"tokens\": ");
+  w.Ints(tokens);
+  w.Raw(",\n     \"plan\": ");
+  WritePlan(w, plan, "       ");
+  w.Raw("}");
+  flopspack_plan_destroy(plan);
+}
+
+std::string PackBalance() {
+  Writer w;
+  const std::string tokens_model = "null";
+  const char* names[] = {"best-fit-decreasing", "first-fit-decreasing", "next-fit",
+                         "shuffled-first-fit"};
+  const std::vector<int64_t> docs = Lengths(150, 5000, 41);
+  for (int a = 0; a < 4; ++a) {
+    WritePackCase(w, std::string("pack/") + names[a], tokens_model, a, 4096,
+                  FLOPSPACK_OVERFLOW_SPLIT, 7, docs);
+    w.Raw(",\n");
+  }
+  WritePackCase(w, "pack/truncate-with-quadratic-model", Polynomial(10, 0, 1, 1.0 / 4096),
+                FLOPSPACK_PACK_BEST_FIT_DECREASING, 2048, FLOPSPACK_OVERFLOW_TRUNCATE, 0,
+                Lengths(80, 4000, 42));
+  w.Raw(",\n");
+  // Costs of real documents: the quadratic model's document costs.
+  const std::vector<int64_t> lengths = Lengths(64, 16384, 43);
+  std::vector<double> costs;
+  for (int64_t l : lengths) {
+    costs.push_back(static_cast<double>(l) +
+                    static_cast<double>(l) * static_cast<double>(l) / 8192);
+  }
+  const char* balancers[] = {"auto", "greedy", "lpt", "karmarkar-karp"};
+  for (int a = 0; a < 4; ++a) {
+    WriteBalanceCase(w, std::string("balance/") + balancers[a], a, 6, 0, a == 1 ? 0 : 1, 0, 0,
+                     costs, {});
+    w.Raw(",\n");
+  }
+  WriteBalanceCase(w, "balance/equal-count-seeded", FLOPSPACK_BALANCE_KARMARKAR_KARP, 8, 1, 1, 0, 3,
+                   costs, {});
+  w.Raw(",\n");
+  int64_t total = 0;
+  for (int64_t l : lengths) total += l;
+  WriteBalanceCase(w, "balance/token-cap", FLOPSPACK_BALANCE_AUTO, 6, 0, 1, total / 6 + 4000, 0,
+                   costs, lengths);
+  return w.out;
+}
+
 struct StepSpec {
   uint32_t num_ranks = 1, microbatches_per_rank = 0;
   int algorithm = FLOPSPACK_STEP_DOCUMENTS;
@@ -671,6 +767,7 @@ int main(int argc, char** argv) {
     Save(argv[1], "stream_packer.json", "stream", StreamPacker());
     Save(argv[1], "buckets.json", "buckets", Buckets());
     Save(argv[1], "step_planner.json", "step", StepPlanner());
+    Save(argv[1], "pack_balance.json", "pack", PackBalance());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

@@ -24,6 +24,7 @@ from ._errors import (
     OutOfMemoryError,
     OutOfRangeError,
 )
+from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
 from ._plan import Group, Plan, PlanMetrics
 from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
 from ._stream import Overflow, StreamPacker, StreamTotals
@@ -56,6 +57,7 @@ if version_number() // 10000 != _capi.FLOPSPACK_VERSION_NUMBER // 10000:
     )
 
 __all__ = [
+    "BalanceAlgorithm",
     "BucketBudget",
     "BucketSampler",
     "AttentionSpan",
@@ -75,6 +77,7 @@ __all__ = [
     "OutOfMemoryError",
     "OutOfRangeError",
     "Overflow",
+    "PackAlgorithm",
     "Pending",
     "Plan",
     "PlanMetrics",
@@ -85,8 +88,10 @@ __all__ = [
     "StreamPacker",
     "StreamTotals",
     "TransformerConfig",
+    "balance",
     "bucket_padding",
     "optimize_buckets",
+    "pack",
     "plan_step",
     "status_string",
     "version",

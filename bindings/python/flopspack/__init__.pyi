@@ -335,3 +335,37 @@ class PlannedEpochs:
     def step_documents(self, epoch: int, step: int) -> np.ndarray: ...
     def step(self, epoch: int, step: int) -> Plan: ...
     def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]: ...
+
+class PackAlgorithm(enum.IntEnum):
+    BEST_FIT_DECREASING = 0
+    FIRST_FIT_DECREASING = 1
+    NEXT_FIT = 2
+    SHUFFLED_FIRST_FIT = 3
+
+class BalanceAlgorithm(enum.IntEnum):
+    AUTO = 0
+    GREEDY = 1
+    LPT = 2
+    KARMARKAR_KARP = 3
+
+def pack(
+    lengths: _Lengths,
+    capacity: int,
+    *,
+    algorithm: PackAlgorithm = ...,
+    overflow: Overflow = ...,
+    seed: int = ...,
+    model: Optional[CostModel] = ...,
+) -> Plan: ...
+def balance(
+    costs: npt.ArrayLike,
+    num_groups: int,
+    *,
+    tokens: Optional[_Lengths] = ...,
+    algorithm: BalanceAlgorithm = ...,
+    equal_count: bool = ...,
+    refine: bool = ...,
+    max_tokens_per_group: int = ...,
+    max_refine_steps: int = ...,
+    seed: int = ...,
+) -> Plan: ...

@@ -177,3 +177,24 @@ def test_step_planner(golden_dir):
                     check_plan(plan, op["plan"], where)
             else:
                 pytest.fail(f"unknown op {op['op']}")
+
+
+def test_pack_and_balance(golden_dir):
+    cases = load(golden_dir, "pack_balance.json")
+    assert len(cases) >= 10
+    for case in cases:
+        o = case["options"]
+        if case["op"] == "pack":
+            plan = flopspack.pack(case["lengths"], o["capacity"],
+                                  algorithm=flopspack.PackAlgorithm(o["algorithm"]),
+                                  overflow=flopspack.Overflow(o["overflow"]), seed=o["seed"],
+                                  model=make_model(case["model"]))
+        else:
+            plan = flopspack.balance(case["costs"], o["num_groups"],
+                                     tokens=case["tokens"] or None,
+                                     algorithm=flopspack.BalanceAlgorithm(o["algorithm"]),
+                                     equal_count=bool(o["equal_count"]), refine=bool(o["refine"]),
+                                     max_tokens_per_group=o["max_tokens_per_group"],
+                                     seed=o["seed"])
+        with plan:
+            check_plan(plan, case["plan"], case["name"])

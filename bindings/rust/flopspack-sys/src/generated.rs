@@ -267,6 +267,63 @@ extern "C" {
 extern "C" {
     pub fn flopspack_plan_destroy(plan: *mut flopspack_plan);
 }
+pub const flopspack_pack_algorithm_FLOPSPACK_PACK_BEST_FIT_DECREASING: flopspack_pack_algorithm = 0;
+pub const flopspack_pack_algorithm_FLOPSPACK_PACK_FIRST_FIT_DECREASING: flopspack_pack_algorithm =
+    1;
+pub const flopspack_pack_algorithm_FLOPSPACK_PACK_NEXT_FIT: flopspack_pack_algorithm = 2;
+pub const flopspack_pack_algorithm_FLOPSPACK_PACK_SHUFFLED_FIRST_FIT: flopspack_pack_algorithm = 3;
+pub type flopspack_pack_algorithm = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_pack_options {
+    pub struct_size: u32,
+    pub algorithm: i32,
+    pub capacity: i64,
+    pub overflow: i32,
+    pub seed: u64,
+    pub cost_model: *const flopspack_cost_model,
+}
+extern "C" {
+    pub fn flopspack_pack_options_init(options: *mut flopspack_pack_options);
+}
+extern "C" {
+    pub fn flopspack_pack(
+        options: *const flopspack_pack_options,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+pub const flopspack_balance_algorithm_FLOPSPACK_BALANCE_AUTO: flopspack_balance_algorithm = 0;
+pub const flopspack_balance_algorithm_FLOPSPACK_BALANCE_GREEDY: flopspack_balance_algorithm = 1;
+pub const flopspack_balance_algorithm_FLOPSPACK_BALANCE_LPT: flopspack_balance_algorithm = 2;
+pub const flopspack_balance_algorithm_FLOPSPACK_BALANCE_KARMARKAR_KARP:
+    flopspack_balance_algorithm = 3;
+pub type flopspack_balance_algorithm = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_balance_options {
+    pub struct_size: u32,
+    pub algorithm: i32,
+    pub num_groups: i64,
+    pub equal_count: i32,
+    pub refine: i32,
+    pub max_tokens_per_group: i64,
+    pub max_refine_steps: i64,
+    pub seed: u64,
+}
+extern "C" {
+    pub fn flopspack_balance_options_init(options: *mut flopspack_balance_options);
+}
+extern "C" {
+    pub fn flopspack_balance(
+        options: *const flopspack_balance_options,
+        costs: *const f64,
+        tokens: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
 pub const flopspack_step_algorithm_FLOPSPACK_STEP_DOCUMENTS: flopspack_step_algorithm = 0;
 pub const flopspack_step_algorithm_FLOPSPACK_STEP_RANDOM: flopspack_step_algorithm = 1;
 pub const flopspack_step_algorithm_FLOPSPACK_STEP_TOKENS: flopspack_step_algorithm = 2;

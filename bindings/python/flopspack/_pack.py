@@ -1,0 +1,89 @@
+"""Packing documents into fixed-capacity sequences and balancing items with
+costs over groups (docs/algorithms.md)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _arrays
+from . import capi as _capi
+from ._cost import CostModel
+from ._plan import Plan
+from ._stream import Overflow
+
+
+class PackAlgorithm(enum.IntEnum):
+    """How :func:`pack` places documents."""
+
+    BEST_FIT_DECREASING = _capi.FLOPSPACK_PACK_BEST_FIT_DECREASING  # default
+    FIRST_FIT_DECREASING = _capi.FLOPSPACK_PACK_FIRST_FIT_DECREASING
+    NEXT_FIT = _capi.FLOPSPACK_PACK_NEXT_FIT  # concatenate in input order
+    SHUFFLED_FIRST_FIT = _capi.FLOPSPACK_PACK_SHUFFLED_FIRST_FIT  # seeded random order
+
+
+class BalanceAlgorithm(enum.IntEnum):
+    """How :func:`balance` assigns items to groups."""
+
+    AUTO = _capi.FLOPSPACK_BALANCE_AUTO  # by shape (default)
+    GREEDY = _capi.FLOPSPACK_BALANCE_GREEDY  # input order, cheapest group (baseline)
+    LPT = _capi.FLOPSPACK_BALANCE_LPT
+    KARMARKAR_KARP = _capi.FLOPSPACK_BALANCE_KARMARKAR_KARP
+
+
+def pack(
+    lengths: Any,
+    capacity: int,
+    *,
+    algorithm: PackAlgorithm = PackAlgorithm.BEST_FIT_DECREASING,
+    overflow: Overflow = Overflow.ERROR,
+    seed: int = 0,
+    model: Optional[CostModel] = None,
+) -> Plan:
+    """Packs documents into sequences of `capacity` tokens. Group g is a
+    sequence: document indices in placement order with the tokens each
+    contributes (a split document appears in several). model None = cost is
+    tokens."""
+    o = _capi.flopspack_pack_options()  # library defaults
+    o.capacity = int(capacity)
+    o.algorithm = int(algorithm)
+    o.overflow = int(overflow)
+    o.seed = int(seed)
+    return Plan(
+        _capi.flopspack_swig_pack(
+            o, model._handle if model is not None else None, _arrays.lengths(lengths)
+        )
+    )
+
+
+def balance(
+    costs: Any,
+    num_groups: int,
+    *,
+    tokens: Any = None,
+    algorithm: BalanceAlgorithm = BalanceAlgorithm.AUTO,
+    equal_count: bool = False,
+    refine: bool = True,
+    max_tokens_per_group: int = 0,
+    max_refine_steps: int = 0,
+    seed: int = 0,
+) -> Plan:
+    """Splits items with costs (and optional token counts) into num_groups
+    groups minimising the costliest; with max_tokens_per_group no group
+    exceeds the cap (InfeasibleError when none is found)."""
+    o = _capi.flopspack_balance_options()  # library defaults
+    o.num_groups = int(num_groups)
+    o.algorithm = int(algorithm)
+    o.equal_count = int(bool(equal_count))
+    o.refine = int(bool(refine))
+    o.max_tokens_per_group = int(max_tokens_per_group)
+    o.max_refine_steps = int(max_refine_steps)
+    o.seed = int(seed)
+    token_counts = (
+        np.zeros(0, dtype=np.int64) if tokens is None else _arrays.lengths(tokens, "tokens")
+    )
+    return Plan(
+        _capi.flopspack_swig_balance(o, _arrays.floats(costs, "costs"), token_counts)
+    )
