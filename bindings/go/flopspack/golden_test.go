@@ -497,3 +497,59 @@ func TestGoldenStepPlanner(t *testing.T) {
 		p.Close()
 	}
 }
+
+func TestGoldenPackAndBalance(t *testing.T) {
+	cases := loadGolden(t, "pack_balance.json")
+	if len(cases) < 10 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name    string
+			Op      string
+			Model   *modelSpec
+			Options struct {
+				Algorithm         int32
+				Capacity          int64
+				Overflow          int32
+				Seed              uint64
+				NumGroups         int64 `json:"num_groups"`
+				EqualCount        int   `json:"equal_count"`
+				Refine            int
+				MaxTokensPerGroup int64 `json:"max_tokens_per_group"`
+			}
+			Lengths []int64
+			Costs   []float64
+			Tokens  []int64
+			Plan    *goldenPlan
+		}
+		dec := json.NewDecoder(bytesReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		o := c.Options
+		var plan *Plan
+		var err error
+		if c.Op == "pack" {
+			model := makeModel(t, c.Model)
+			plan, err = Pack(c.Lengths, PackOptions{Algorithm: PackAlgorithm(o.Algorithm), Capacity: o.Capacity,
+				Overflow: Overflow(o.Overflow), Seed: o.Seed}, model)
+			model.Close()
+		} else {
+			opts := DefaultBalanceOptions(o.NumGroups)
+			opts.Algorithm, opts.EqualCount, opts.Refine = BalanceAlgorithm(o.Algorithm), o.EqualCount == 1, o.Refine == 1
+			opts.MaxTokensPerGroup, opts.Seed = o.MaxTokensPerGroup, o.Seed
+			var tokens []int64
+			if len(c.Tokens) > 0 {
+				tokens = c.Tokens
+			}
+			plan, err = Balance(c.Costs, tokens, opts)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPlan(t, c.Name, plan, c.Plan)
+		plan.Close()
+	}
+}
