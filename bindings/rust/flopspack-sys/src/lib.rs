@@ -54,6 +54,18 @@ pub const FLOPSPACK_OVERFLOW_TRUNCATE: flopspack_overflow = 1;
 pub const FLOPSPACK_OVERFLOW_SPLIT: flopspack_overflow = 2;
 pub const FLOPSPACK_OVERFLOW_DEFER: flopspack_overflow = 3;
 
+pub type flopspack_pack_algorithm = c_uint;
+pub const FLOPSPACK_PACK_BEST_FIT_DECREASING: flopspack_pack_algorithm = 0;
+pub const FLOPSPACK_PACK_FIRST_FIT_DECREASING: flopspack_pack_algorithm = 1;
+pub const FLOPSPACK_PACK_NEXT_FIT: flopspack_pack_algorithm = 2;
+pub const FLOPSPACK_PACK_SHUFFLED_FIRST_FIT: flopspack_pack_algorithm = 3;
+
+pub type flopspack_balance_algorithm = c_uint;
+pub const FLOPSPACK_BALANCE_AUTO: flopspack_balance_algorithm = 0;
+pub const FLOPSPACK_BALANCE_GREEDY: flopspack_balance_algorithm = 1;
+pub const FLOPSPACK_BALANCE_LPT: flopspack_balance_algorithm = 2;
+pub const FLOPSPACK_BALANCE_KARMARKAR_KARP: flopspack_balance_algorithm = 3;
+
 pub type flopspack_step_algorithm = c_uint;
 pub const FLOPSPACK_STEP_DOCUMENTS: flopspack_step_algorithm = 0;
 pub const FLOPSPACK_STEP_RANDOM: flopspack_step_algorithm = 1;
@@ -90,6 +102,32 @@ pub struct flopspack_bucket_sampler {
 #[repr(C)]
 pub struct flopspack_step_planner {
     _unused: [u8; 0],
+}
+
+/// `flopspack_pack_options`; `cost_model` is borrowed for the call (NULL =
+/// tokens).
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_pack_options {
+    pub struct_size: u32,
+    pub algorithm: i32,
+    pub capacity: i64,
+    pub overflow: i32,
+    pub seed: u64,
+    pub cost_model: *const flopspack_cost_model,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_balance_options {
+    pub struct_size: u32,
+    pub algorithm: i32,
+    pub num_groups: i64,
+    pub equal_count: i32,
+    pub refine: i32,
+    pub max_tokens_per_group: i64,
+    pub max_refine_steps: i64,
+    pub seed: u64,
 }
 
 #[repr(C)]
@@ -388,6 +426,23 @@ extern "C" {
     ) -> flopspack_status;
     pub fn flopspack_stream_packer_destroy(packer: *mut flopspack_stream_packer);
 
+    // Packing and balancing.
+    pub fn flopspack_pack_options_init(options: *mut flopspack_pack_options);
+    pub fn flopspack_pack(
+        options: *const flopspack_pack_options,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_balance_options_init(options: *mut flopspack_balance_options);
+    pub fn flopspack_balance(
+        options: *const flopspack_balance_options,
+        costs: *const f64,
+        tokens: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+
     // Step planning and the stateful step planner.
     pub fn flopspack_step_options_init(options: *mut flopspack_step_options);
     pub fn flopspack_plan_step(
@@ -614,6 +669,24 @@ mod tests {
             overflow,
             seed
         });
+        same_layout!(flopspack_pack_options {
+            struct_size,
+            algorithm,
+            capacity,
+            overflow,
+            seed,
+            cost_model
+        });
+        same_layout!(flopspack_balance_options {
+            struct_size,
+            algorithm,
+            num_groups,
+            equal_count,
+            refine,
+            max_tokens_per_group,
+            max_refine_steps,
+            seed
+        });
         same_layout!(flopspack_step_options {
             struct_size,
             num_ranks,
@@ -674,6 +747,14 @@ mod tests {
         assert_eq!(
             FLOPSPACK_OVERFLOW_DEFER,
             generated::flopspack_overflow_FLOPSPACK_OVERFLOW_DEFER
+        );
+        assert_eq!(
+            FLOPSPACK_PACK_SHUFFLED_FIRST_FIT,
+            generated::flopspack_pack_algorithm_FLOPSPACK_PACK_SHUFFLED_FIRST_FIT
+        );
+        assert_eq!(
+            FLOPSPACK_BALANCE_KARMARKAR_KARP,
+            generated::flopspack_balance_algorithm_FLOPSPACK_BALANCE_KARMARKAR_KARP
         );
         assert_eq!(
             FLOPSPACK_STEP_SEQUENCES,

@@ -29,6 +29,7 @@ pub use flopspack_sys as sys;
 mod buckets;
 mod cost;
 mod error;
+mod pack;
 mod plan;
 mod planner;
 mod stream;
@@ -38,6 +39,7 @@ pub use buckets::{
 };
 pub use cost::{AttentionSpan, CostModel, FitReport, FitTerms, TransformerConfig};
 pub use error::{Error, Result, Status};
+pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, PackOptions};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
     plan_step, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,

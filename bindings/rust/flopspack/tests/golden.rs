@@ -4,9 +4,10 @@ mod common;
 
 use common::json::Json;
 use flopspack::{
-    bucket_padding, optimize_buckets, plan_step, AttentionSpan, BucketBudget, BucketSampler,
-    BucketSamplerOptions, CostModel, FitTerms, Overflow, Plan, SlotOrder, StepAlgorithm,
-    StepOptions, StepPlanner, StepPlannerOptions, StreamOptions, StreamPacker, TransformerConfig,
+    balance, bucket_padding, optimize_buckets, pack, plan_step, AttentionSpan, BalanceAlgorithm,
+    BalanceOptions, BucketBudget, BucketSampler, BucketSamplerOptions, CostModel, FitTerms,
+    Overflow, PackAlgorithm, PackOptions, Plan, SlotOrder, StepAlgorithm, StepOptions, StepPlanner,
+    StepPlannerOptions, StreamOptions, StreamPacker, TransformerConfig,
 };
 use std::path::PathBuf;
 
@@ -411,5 +412,56 @@ fn golden_step_planner() {
                 other => panic!("unknown op {other}"),
             }
         }
+    }
+}
+
+#[test]
+fn golden_pack_and_balance() {
+    let cases = load("pack_balance.json");
+    assert!(cases.len() >= 10);
+    for c in &cases {
+        let name = c.get("name").str();
+        let o = c.get("options");
+        let plan = if c.get("op").str() == "pack" {
+            let model = make_model(c.get("model"));
+            let options = PackOptions {
+                algorithm: match o.get("algorithm").int() {
+                    0 => PackAlgorithm::BestFitDecreasing,
+                    1 => PackAlgorithm::FirstFitDecreasing,
+                    2 => PackAlgorithm::NextFit,
+                    _ => PackAlgorithm::ShuffledFirstFit,
+                },
+                capacity: o.get("capacity").int(),
+                overflow: match o.get("overflow").int() {
+                    0 => Overflow::Error,
+                    1 => Overflow::Truncate,
+                    _ => Overflow::Split,
+                },
+                seed: o.get("seed").int() as u64,
+            };
+            pack(&c.get("lengths").ints(), &options, model.as_ref()).unwrap()
+        } else {
+            let options = BalanceOptions {
+                algorithm: match o.get("algorithm").int() {
+                    0 => BalanceAlgorithm::Auto,
+                    1 => BalanceAlgorithm::Greedy,
+                    2 => BalanceAlgorithm::Lpt,
+                    _ => BalanceAlgorithm::KarmarkarKarp,
+                },
+                equal_count: o.get("equal_count").int() == 1,
+                refine: o.get("refine").int() == 1,
+                max_tokens_per_group: o.get("max_tokens_per_group").int(),
+                seed: o.get("seed").int() as u64,
+                ..BalanceOptions::new(o.get("num_groups").int())
+            };
+            let tokens = c.get("tokens").ints();
+            balance(
+                &c.get("costs").floats(),
+                (!tokens.is_empty()).then_some(tokens.as_slice()),
+                &options,
+            )
+            .unwrap()
+        };
+        check_plan(name, &plan, c.get("plan"));
     }
 }
