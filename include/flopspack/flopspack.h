@@ -301,7 +301,183 @@ FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
 
 /* @@SECTION buckets@@ */
 
-/* @@SECTION stats@@ */
+/* ------------------------------------------------------------------------
+ * Statistics of a dataset's document lengths (docs/statistics.md).
+ *
+ * A flopspack_stats holds the dataset as its exact length histogram (each
+ * distinct length and its count) plus, when built with a cost model, the
+ * cost of one document of each length (the model's document cost, without
+ * the per-sequence overhead). It is immutable and may be read from several
+ * threads at once. Statistics of shards merge into exactly the statistics
+ * of the whole (flopspack_stats_merge).
+ * ---------------------------------------------------------------------- */
+typedef struct flopspack_stats flopspack_stats;
+
+/* What each document weighs in a CDF, quantile, histogram or KS distance. */
+typedef enum flopspack_stats_weighting {
+  FLOPSPACK_STATS_WEIGHT_COUNT = 0,  /* every document 1 */
+  FLOPSPACK_STATS_WEIGHT_TOKENS = 1, /* its length */
+  FLOPSPACK_STATS_WEIGHT_COST = 2    /* its cost (needs a model) */
+} flopspack_stats_weighting;
+
+/* Statistics of lengths[0..n). Every length must be positive; n = 0 gives
+ * an empty dataset. model may be NULL (no cost figures); it is evaluated
+ * once per distinct length and not kept. */
+FLOPSPACK_API flopspack_status flopspack_stats_create(const int64_t* lengths, size_t n,
+                                                      const flopspack_cost_model* model,
+                                                      flopspack_stats** out);
+
+/* The same from a histogram: counts[i] documents of length lengths[i].
+ * Lengths need not be sorted or distinct (repeats add up); counts may be 0.
+ * With flopspack_stats_entries this ships statistics between processes. */
+FLOPSPACK_API flopspack_status
+flopspack_stats_create_from_histogram(const int64_t* lengths, const uint64_t* counts, size_t n,
+                                      const flopspack_cost_model* model, flopspack_stats** out);
+
+/* Statistics of the union of a's and b's datasets, exactly (bit-identical
+ * to building them from the concatenated lengths). Both must be built
+ * without a model, or with models that give the same costs (checked on a
+ * fixed set of lengths and on every length both hold):
+ * FLOPSPACK_INVALID_ARGUMENT otherwise. */
+FLOPSPACK_API flopspack_status flopspack_stats_merge(const flopspack_stats* a,
+                                                     const flopspack_stats* b,
+                                                     flopspack_stats** out);
+
+/* The dataset at a glance. Output struct: set struct_size before the call.
+ * Quantiles are lower empirical quantiles of the document count (see
+ * flopspack_stats_quantile); for an empty dataset every field is 0. */
+typedef struct flopspack_stats_summary {
+  uint32_t struct_size;
+  uint64_t count; /* documents */
+  uint64_t distinct_lengths;
+  int64_t tokens;      /* sum of lengths */
+  double mean, stddev; /* of the length; stddev divides by count */
+  int64_t min, max;
+  int64_t p50, p90, p99, p999;
+  int32_t has_cost;                       /* 1 if built with a cost model */
+  double total_cost, mean_cost, max_cost; /* per-document costs; 0 without a model */
+} flopspack_stats_summary;
+
+FLOPSPACK_API flopspack_status flopspack_stats_summarize(const flopspack_stats* stats,
+                                                         flopspack_stats_summary* out);
+
+/* Lower empirical quantile of the length: the smallest length whose CDF
+ * (share of documents of that length or shorter) is >= q, q in [0, 1];
+ * q = 0 gives the minimum. FLOPSPACK_INVALID_ARGUMENT for an empty dataset. */
+FLOPSPACK_API flopspack_status flopspack_stats_quantile(const flopspack_stats* stats, double q,
+                                                        double* out);
+
+/* The same with documents weighted by tokens or cost: the token-weighted
+ * median is the length such that half the tokens are in documents no
+ * longer than it. */
+FLOPSPACK_API flopspack_status flopspack_stats_weighted_quantile(
+    const flopspack_stats* stats, flopspack_stats_weighting weighting, double q, double* out);
+
+/* Share of documents (tokens, cost) in documents of length <= length. */
+FLOPSPACK_API flopspack_status flopspack_stats_cdf(const flopspack_stats* stats,
+                                                   flopspack_stats_weighting weighting,
+                                                   int64_t length, double* out);
+
+/* Histogram bins. LINEAR: bin k holds lengths (k*width, (k+1)*width];
+ * LOG2: bin 0 holds {1}, bin k >= 1 holds (2^(k-1), 2^k]. Bins run from the
+ * one holding length 1 to the one holding the longest document. */
+typedef enum flopspack_stats_binning {
+  FLOPSPACK_STATS_BINS_LINEAR = 0,
+  FLOPSPACK_STATS_BINS_LOG2 = 1
+} flopspack_stats_binning;
+
+typedef struct flopspack_histogram_options {
+  uint32_t struct_size;
+  int32_t binning;    /* flopspack_stats_binning, default LOG2 */
+  int32_t weighting;  /* flopspack_stats_weighting, default COUNT */
+  int32_t normalized; /* 1 = shares of the total weight, default 0 = raw sums */
+  int64_t width;      /* LINEAR only: tokens per bin; 0 (default) = the smallest
+                         power of two giving at most 64 bins */
+} flopspack_histogram_options;
+
+FLOPSPACK_API void flopspack_histogram_options_init(flopspack_histogram_options* options);
+
+/* The histogram into caller buffers: upper_edges[k] is the longest length
+ * bin k holds, weights[k] its weight. With both buffers NULL, only
+ * *num_bins is written (the size query); otherwise capacity must be
+ * >= the number of bins (FLOPSPACK_BUFFER_TOO_SMALL, nothing written) and
+ * either buffer may be NULL if not wanted. options may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_stats_histogram(const flopspack_stats* stats,
+                                                         const flopspack_histogram_options* options,
+                                                         int64_t* upper_edges, double* weights,
+                                                         size_t capacity, size_t* num_bins);
+
+/* Documents strictly longer than a threshold: "1% of the documents carry 9%
+ * of the FLOPs". Output struct: set struct_size before the call. */
+typedef struct flopspack_stats_tail {
+  uint32_t struct_size;
+  uint64_t documents;
+  int64_t tokens;
+  double cost;                                    /* 0 without a model */
+  double document_share, token_share, cost_share; /* of the whole; 0 if empty */
+} flopspack_stats_tail;
+
+FLOPSPACK_API flopspack_status flopspack_stats_tail_share(const flopspack_stats* stats,
+                                                          int64_t threshold,
+                                                          flopspack_stats_tail* out);
+
+/* The exact expected maximum of `draws` independent draws of a document's
+ * cost (its length, without a model) from the dataset's empirical
+ * distribution, by order statistics, not by sampling: exact for any draws
+ * >= 1 (10^6 and beyond). FLOPSPACK_INVALID_ARGUMENT for draws = 0 or an
+ * empty dataset. */
+FLOPSPACK_API flopspack_status flopspack_stats_expected_max(const flopspack_stats* stats,
+                                                            uint64_t draws, double* out);
+
+/* Kolmogorov–Smirnov distance between the two datasets' length
+ * distributions: the largest gap between their CDFs, over all lengths. */
+FLOPSPACK_API flopspack_status flopspack_stats_ks_distance(const flopspack_stats* a,
+                                                           const flopspack_stats* b, double* out);
+
+/* The same with documents weighted by count, tokens or cost (both need a
+ * model); *length (may be NULL) receives the smallest length where the gap
+ * is largest. */
+FLOPSPACK_API flopspack_status flopspack_stats_ks_distance_weighted(
+    const flopspack_stats* a, const flopspack_stats* b, flopspack_stats_weighting weighting,
+    double* distance, int64_t* length);
+
+#define FLOPSPACK_STATS_COMPARE_LEVELS 6
+
+/* Where two datasets differ. Output struct: set struct_size before the call. */
+typedef struct flopspack_stats_comparison {
+  uint32_t struct_size;
+  double ks_distance;        /* count-weighted */
+  int64_t ks_length;         /* where the CDFs differ most */
+  double ks_distance_tokens; /* token-weighted */
+  int64_t ks_length_tokens;
+  /* Lower quantiles of both at levels 0.5, 0.9, 0.95, 0.99, 0.999, 0.9999. */
+  double levels[FLOPSPACK_STATS_COMPARE_LEVELS];
+  int64_t quantiles_a[FLOPSPACK_STATS_COMPARE_LEVELS];
+  int64_t quantiles_b[FLOPSPACK_STATS_COMPARE_LEVELS];
+  /* The lowest level whose quantiles differ by more than 5% of a's: where
+   * the tails part (0 = nowhere). */
+  double first_divergent_level;
+  /* a's p99, and the share of each dataset's tokens and cost in documents
+   * longer than it (cost shares 0 unless both have a model). */
+  int64_t tail_threshold;
+  double token_share_above_a, token_share_above_b;
+  double cost_share_above_a, cost_share_above_b;
+} flopspack_stats_comparison;
+
+/* FLOPSPACK_INVALID_ARGUMENT if either dataset is empty. */
+FLOPSPACK_API flopspack_status flopspack_stats_compare(const flopspack_stats* a,
+                                                       const flopspack_stats* b,
+                                                       flopspack_stats_comparison* out);
+
+/* The exact histogram: distinct lengths ascending and their counts, into
+ * caller buffers of `capacity` entries (either may be NULL if not wanted).
+ * With both NULL only *n is written (the size query); too small a capacity
+ * is FLOPSPACK_BUFFER_TOO_SMALL with nothing written. */
+FLOPSPACK_API flopspack_status flopspack_stats_entries(const flopspack_stats* stats,
+                                                       int64_t* lengths, uint64_t* counts,
+                                                       size_t capacity, size_t* n);
+
+FLOPSPACK_API void flopspack_stats_destroy(flopspack_stats* stats);
 
 /* @@SECTION simulate@@ */
 
