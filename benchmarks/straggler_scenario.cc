@@ -1,0 +1,90 @@
+// The seeds' scenario of docs/straggler-emulator.md: two datasets with the
+// same mean document length, one with a small extra mass of 12K–16K-token
+// documents. Prints balance efficiency at 1,024 and 8,192 ranks under each
+// policy, and the difference between the datasets.
+//
+//   build/benchmarks/straggler_scenario [tail_share] [steps] [documents]
+//
+// Defaults: tail_share 2e-6 (of documents moved to 12,288..16,384 tokens),
+// 400 steps, 4,000,000 documents (lognormal, median 1,000, sigma 0.7,
+// clipped to 8,192).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cost/transformer.h"
+#include "sim/simulator.h"
+#include "sim/synthetic.h"
+#include "stats/length_stats.h"
+
+namespace {
+
+flopspack::cost::TransformerShape Llama3_8B() {
+  flopspack::cost::TransformerShape s;
+  s.num_layers = 32;
+  s.hidden_size = 4096;
+  s.num_attention_heads = 32;
+  s.num_key_value_heads = 8;
+  s.intermediate_size = 14336;
+  s.vocab_size = 128256;
+  s.gated_mlp = true;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace flopspack;
+  const double share = argc > 1 ? std::atof(argv[1]) : 2e-6;
+  const uint64_t steps = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 400;
+  const size_t documents = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 4'000'000;
+  const std::vector<int64_t> a = sim::LognormalLengths(documents, 1000, 0.7, 8192, 1);
+  const std::vector<int64_t> b = sim::WithTailMass(a, share, 12288, 16384, 2);
+  auto model = *cost::TransformerModel::Create(Llama3_8B());
+  auto sa = *stats::LengthStats::Create(a, nullptr);
+  auto sb = *stats::LengthStats::Create(b, nullptr);
+  std::printf("dataset A: %llu docs, mean %.2f, p99 %lld, p99.9 %lld, max %lld\n",
+              static_cast<unsigned long long>(sa.count()), sa.mean(),
+              static_cast<long long>(*sa.Quantile(0.99)),
+              static_cast<long long>(*sa.Quantile(0.999)), static_cast<long long>(sa.max()));
+  std::printf(
+      "dataset B: %llu docs (%llu in 12,288..16,384), mean %.2f, p99 %lld, p99.9 %lld, "
+      "max %lld\n",
+      static_cast<unsigned long long>(sb.count()),
+      static_cast<unsigned long long>(sb.Above(12287).documents), sb.mean(),
+      static_cast<long long>(*sb.Quantile(0.99)), static_cast<long long>(*sb.Quantile(0.999)),
+      static_cast<long long>(sb.max()));
+  std::printf(
+      "Llama-3-8B FLOPs, document attention, 16,384 tokens per microbatch, 1 microbatch "
+      "per rank, %llu steps, seed 7\n\n",
+      static_cast<unsigned long long>(steps));
+  std::printf(
+      "| policy | ranks | efficiency A | efficiency B | A - B | predicted A | predicted B |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  for (sim::PolicyKind policy : {sim::PolicyKind::kRandom, sim::PolicyKind::kTokenBalanced}) {
+    for (uint64_t ranks : {1024ull, 8192ull}) {
+      sim::SimOptions o;
+      o.policy = policy;
+      o.num_ranks = ranks;
+      o.microbatches_per_rank = 1;
+      o.tokens_per_microbatch = 16384;
+      o.num_steps = steps;
+      o.seed = 7;
+      auto ra = sim::Simulate(a, *model, o);
+      auto rb = sim::Simulate(b, *model, o);
+      if (!ra.ok() || !rb.ok()) {
+        std::fprintf(stderr, "simulation failed\n");
+        return 1;
+      }
+      auto pct = [](double x) { return 100 * x; };
+      std::printf("| %s | %llu | %.2f%% | %.2f%% | %.2f pp | %.2f%% | %.2f%% |\n",
+                  policy == sim::PolicyKind::kRandom ? "random" : "token-balanced",
+                  static_cast<unsigned long long>(ranks), pct(ra->mean_balance_efficiency),
+                  pct(rb->mean_balance_efficiency),
+                  pct(ra->mean_balance_efficiency - rb->mean_balance_efficiency),
+                  pct(ra->predicted_balance_efficiency), pct(rb->predicted_balance_efficiency));
+    }
+  }
+  return 0;
+}
