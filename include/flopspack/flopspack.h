@@ -479,7 +479,127 @@ FLOPSPACK_API flopspack_status flopspack_stats_entries(const flopspack_stats* st
 
 FLOPSPACK_API void flopspack_stats_destroy(flopspack_stats* stats);
 
-/* @@SECTION simulate@@ */
+/* ------------------------------------------------------------------------
+ * The straggler emulator (docs/straggler-emulator.md): predict the
+ * throughput a dataset loses to stragglers and padding at N GPUs, under a
+ * packing policy, before spending the GPUs.
+ *
+ * It samples a training run the way a pipeline does — shuffle the documents
+ * every epoch, form each step's global batch, apply the policy — costs every
+ * microbatch with the cost model and measures each step: every rank's cost,
+ * the step time (the slowest rank), balance efficiency (mean rank cost /
+ * step time), fill and padding efficiency. Deterministic for a seed.
+ * ---------------------------------------------------------------------- */
+
+/* Append-only. Coming: the step planner's and the bucket sampler's
+ * algorithms, appended here as they land in the library. */
+typedef enum flopspack_sim_policy {
+  /* Concatenate the shuffled documents, cut them into sequences of exactly
+   * tokens_per_microbatch tokens, deal the step's sequences to (rank,
+   * microbatch) slots at random. Ranks are independent. */
+  FLOPSPACK_SIM_RANDOM = 0,
+  /* Whole documents (cut only when longer than a microbatch) up to the
+   * step's token budget, placed largest first into the microbatch with the
+   * fewest tokens: balances tokens, not FLOPs. */
+  FLOPSPACK_SIM_TOKEN_BALANCED = 1
+} flopspack_sim_policy;
+
+/* Progress: called after every simulated step with the steps done and the
+ * steps in total; return non-zero to stop (the call then fails with
+ * FLOPSPACK_CANCELLED). */
+typedef int (*flopspack_progress_fn)(void* user_data, uint64_t done, uint64_t total);
+
+typedef struct flopspack_simulate_options {
+  uint32_t struct_size;
+  int32_t policy;                 /* flopspack_sim_policy, default RANDOM */
+  uint64_t num_ranks;             /* data-parallel ranks, default 1024 */
+  uint64_t microbatches_per_rank; /* gradient-accumulation steps, default 1 */
+  int64_t tokens_per_microbatch;  /* tokens of one microbatch, default 8192,
+                                     at most 2^24 */
+  uint64_t num_steps;             /* optimizer steps, default 100 */
+  uint64_t seed;                  /* default 0 */
+  int32_t record_steps;           /* 1 = keep the per-step series, default 0 */
+  flopspack_progress_fn progress; /* may be NULL */
+  void* progress_user_data;
+} flopspack_simulate_options;
+
+FLOPSPACK_API void flopspack_simulate_options_init(flopspack_simulate_options* options);
+
+typedef struct flopspack_simulate_result flopspack_simulate_result;
+
+/* Simulates options->num_steps steps on lengths[0..n) (n >= 1, every length
+ * positive) with the cost model (required). options may be NULL. Memory:
+ * the lengths plus one step, whatever the number of steps, unless
+ * record_steps is set. */
+FLOPSPACK_API flopspack_status flopspack_simulate(const int64_t* lengths, size_t n,
+                                                  const flopspack_cost_model* model,
+                                                  const flopspack_simulate_options* options,
+                                                  flopspack_simulate_result** out);
+
+/* The figures of a simulation. Output struct: set struct_size before the
+ * call. Percentiles of the balance efficiency are lower quantiles over the
+ * steps, resolved to 1/65536. */
+typedef struct flopspack_simulate_summary {
+  uint32_t struct_size;
+  uint64_t num_steps, num_ranks, microbatches_per_rank;
+  uint64_t documents_drawn; /* documents the pipeline read */
+  uint64_t epochs;          /* epochs started */
+  double mean_balance_efficiency;
+  double p5_balance_efficiency, p50_balance_efficiency, p95_balance_efficiency;
+  double mean_fill;               /* real tokens / (microbatches x tokens_per_microbatch) */
+  double mean_padding_efficiency; /* real tokens / computed tokens */
+  /* sum over steps of the useful (unpadded) mean rank cost / sum of step
+   * times: throughput relative to a perfectly balanced, unpadded run. */
+  double relative_throughput;
+  double mean_step_time; /* in the cost model's unit */
+  /* For policies with independent ranks, the order-statistics prediction
+   * of relative_throughput: mean rank cost / E[max of num_ranks rank
+   * costs]; NaN for other policies. */
+  double predicted_efficiency;
+  int64_t real_tokens, computed_tokens;
+} flopspack_simulate_summary;
+
+FLOPSPACK_API flopspack_status flopspack_simulate_result_summary(
+    const flopspack_simulate_result* result, flopspack_simulate_summary* out);
+
+/* Per-step series (with record_steps = 1). */
+typedef enum flopspack_sim_series {
+  FLOPSPACK_SIM_SERIES_STEP_TIME = 0, /* the slowest rank's cost */
+  FLOPSPACK_SIM_SERIES_MEAN_RANK_COST = 1,
+  FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY = 2,
+  FLOPSPACK_SIM_SERIES_FILL = 3,
+  FLOPSPACK_SIM_SERIES_PADDING_EFFICIENCY = 4,
+  FLOPSPACK_SIM_SERIES_REAL_TOKENS = 5
+} flopspack_sim_series;
+
+/* One value per step into out[0..capacity). out = NULL queries *n (the
+ * number of steps). FLOPSPACK_INVALID_ARGUMENT if the series was not
+ * recorded; FLOPSPACK_BUFFER_TOO_SMALL (nothing written) if capacity is too
+ * small. */
+FLOPSPACK_API flopspack_status flopspack_simulate_result_series(
+    const flopspack_simulate_result* result, flopspack_sim_series series, double* out,
+    size_t capacity, size_t* n);
+
+/* The lengths of the document pieces inside the simulated microbatches,
+ * after the policy's cutting and packing, as new statistics (with the
+ * simulation's cost model): histogram and quantiles show the tail the ranks
+ * actually saw. Destroy with flopspack_stats_destroy. */
+FLOPSPACK_API flopspack_status
+flopspack_simulate_result_pieces(const flopspack_simulate_result* result, flopspack_stats** out);
+
+FLOPSPACK_API void flopspack_simulate_result_destroy(flopspack_simulate_result* result);
+
+/* Efficiency versus GPUs: simulates at each of rank_counts[0..num_counts)
+ * (options->num_ranks is ignored; the progress callback sees the steps of
+ * the whole sweep) and writes, per count, the mean balance efficiency, the
+ * order-statistics prediction of the relative throughput (NaN unless the
+ * policy's ranks are independent; made from the rank costs pooled over
+ * every count, not fitted to the count it predicts) and the sampled
+ * relative throughput. Any output array may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_simulate_sweep(
+    const int64_t* lengths, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, const uint64_t* rank_counts, size_t num_counts,
+    double* sampled_efficiency, double* predicted_efficiency, double* relative_throughput);
 
 /* @@SECTION stream@@ */
 
