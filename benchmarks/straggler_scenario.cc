@@ -8,11 +8,13 @@
 // Defaults: tail_share 2e-6 (of documents moved to 12,288..16,384 tokens),
 // 400 steps, 4,000,000 documents (lognormal, median 1,000, sigma 0.7,
 // clipped to 8,192).
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "cost/transformer.h"
 #include "sim/simulator.h"
 #include "sim/synthetic.h"
@@ -78,13 +80,46 @@ int main(int argc, char** argv) {
         return 1;
       }
       auto pct = [](double x) { return 100 * x; };
-      std::printf("| %s | %llu | %.2f%% | %.2f%% | %.2f pp | %.2f%% | %.2f%% |\n",
+      // The prediction exists only for policies whose ranks are independent.
+      auto predicted = [](double x) {
+        return std::isnan(x) ? std::string("n/a") : absl::StrFormat("%.2f%%", 100 * x);
+      };
+      std::printf("| %s | %llu | %.2f%% | %.2f%% | %.2f pp | %s | %s |\n",
                   policy == sim::PolicyKind::kRandom ? "random" : "token-balanced",
                   static_cast<unsigned long long>(ranks), pct(ra->mean_balance_efficiency),
                   pct(rb->mean_balance_efficiency),
                   pct(ra->mean_balance_efficiency - rb->mean_balance_efficiency),
-                  pct(ra->predicted_balance_efficiency), pct(rb->predicted_balance_efficiency));
+                  predicted(ra->predicted_balance_efficiency).c_str(),
+                  predicted(rb->predicted_balance_efficiency).c_str());
     }
+  }
+  // Efficiency versus GPUs, random dealing, both datasets: the sampled mean
+  // balance efficiency, the relative throughput and its order-statistics
+  // prediction.
+  const std::vector<uint64_t> counts = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+  std::printf("\nrandom dealing, %llu steps per point\n\n",
+              static_cast<unsigned long long>(steps / 4));
+  std::printf(
+      "| ranks | efficiency A | throughput A | predicted A | efficiency B | throughput B "
+      "| predicted B |\n");
+  std::printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+  sim::SimOptions o;
+  o.tokens_per_microbatch = 16384;
+  o.num_steps = steps / 4;
+  o.seed = 7;
+  auto wa = sim::Sweep(a, *model, o, counts);
+  auto wb = sim::Sweep(b, *model, o, counts);
+  if (!wa.ok() || !wb.ok()) {
+    std::fprintf(stderr, "sweep failed\n");
+    return 1;
+  }
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const sim::SweepPoint &pa = (*wa)[i], &pb = (*wb)[i];
+    std::printf("| %llu | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.2f%% |\n",
+                static_cast<unsigned long long>(counts[i]), 100 * pa.sampled_efficiency,
+                100 * pa.relative_throughput, 100 * pa.predicted_efficiency,
+                100 * pb.sampled_efficiency, 100 * pb.relative_throughput,
+                100 * pb.predicted_efficiency);
   }
   return 0;
 }
