@@ -313,7 +313,9 @@ FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
  * ---------------------------------------------------------------------- */
 typedef struct flopspack_stats flopspack_stats;
 
-/* What each document weighs in a CDF, quantile, histogram or KS distance. */
+/* What each document weighs in a CDF, quantile, histogram or KS distance.
+ * Functions take it as int (a C caller may pass any value; unknown ones are
+ * rejected with FLOPSPACK_INVALID_ARGUMENT). */
 typedef enum flopspack_stats_weighting {
   FLOPSPACK_STATS_WEIGHT_COUNT = 0,  /* every document 1 */
   FLOPSPACK_STATS_WEIGHT_TOKENS = 1, /* its length */
@@ -370,12 +372,12 @@ FLOPSPACK_API flopspack_status flopspack_stats_quantile(const flopspack_stats* s
 /* The same with documents weighted by tokens or cost: the token-weighted
  * median is the length such that half the tokens are in documents no
  * longer than it. */
-FLOPSPACK_API flopspack_status flopspack_stats_weighted_quantile(
-    const flopspack_stats* stats, flopspack_stats_weighting weighting, double q, double* out);
+FLOPSPACK_API flopspack_status flopspack_stats_weighted_quantile(const flopspack_stats* stats,
+                                                                 int weighting, double q,
+                                                                 double* out);
 
 /* Share of documents (tokens, cost) in documents of length <= length. */
-FLOPSPACK_API flopspack_status flopspack_stats_cdf(const flopspack_stats* stats,
-                                                   flopspack_stats_weighting weighting,
+FLOPSPACK_API flopspack_status flopspack_stats_cdf(const flopspack_stats* stats, int weighting,
                                                    int64_t length, double* out);
 
 /* Histogram bins. LINEAR: bin k holds lengths (k*width, (k+1)*width];
@@ -437,9 +439,10 @@ FLOPSPACK_API flopspack_status flopspack_stats_ks_distance(const flopspack_stats
 /* The same with documents weighted by count, tokens or cost (both need a
  * model); *length (may be NULL) receives the smallest length where the gap
  * is largest. */
-FLOPSPACK_API flopspack_status flopspack_stats_ks_distance_weighted(
-    const flopspack_stats* a, const flopspack_stats* b, flopspack_stats_weighting weighting,
-    double* distance, int64_t* length);
+FLOPSPACK_API flopspack_status flopspack_stats_ks_distance_weighted(const flopspack_stats* a,
+                                                                    const flopspack_stats* b,
+                                                                    int weighting, double* distance,
+                                                                    int64_t* length);
 
 #define FLOPSPACK_STATS_COMPARE_LEVELS 6
 
@@ -562,7 +565,7 @@ typedef struct flopspack_simulate_summary {
 FLOPSPACK_API flopspack_status flopspack_simulate_result_summary(
     const flopspack_simulate_result* result, flopspack_simulate_summary* out);
 
-/* Per-step series (with record_steps = 1). */
+/* Per-step series (with record_steps = 1), passed as int. */
 typedef enum flopspack_sim_series {
   FLOPSPACK_SIM_SERIES_STEP_TIME = 0, /* the slowest rank's cost */
   FLOPSPACK_SIM_SERIES_MEAN_RANK_COST = 1,
@@ -577,8 +580,7 @@ typedef enum flopspack_sim_series {
  * recorded; FLOPSPACK_BUFFER_TOO_SMALL (nothing written) if capacity is too
  * small. */
 FLOPSPACK_API flopspack_status flopspack_simulate_result_series(
-    const flopspack_simulate_result* result, flopspack_sim_series series, double* out,
-    size_t capacity, size_t* n);
+    const flopspack_simulate_result* result, int series, double* out, size_t capacity, size_t* n);
 
 /* The lengths of the document pieces inside the simulated microbatches,
  * after the policy's cutting and packing, as new statistics (with the

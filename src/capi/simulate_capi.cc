@@ -114,15 +114,14 @@ flopspack_status flopspack_simulate_result_summary(const flopspack_simulate_resu
 }
 
 flopspack_status flopspack_simulate_result_series(const flopspack_simulate_result* result,
-                                                  flopspack_sim_series series, double* out,
-                                                  size_t capacity, size_t* n) {
+                                                  int series, double* out, size_t capacity,
+                                                  size_t* n) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(result, "result")) return s;
     if (flopspack_status s = RequireNonNull(n, "n")) return s;
-    const int which = series;
-    if (which < FLOPSPACK_SIM_SERIES_STEP_TIME || which > FLOPSPACK_SIM_SERIES_REAL_TOKENS) {
+    if (series < FLOPSPACK_SIM_SERIES_STEP_TIME || series > FLOPSPACK_SIM_SERIES_REAL_TOKENS) {
       return SetError(FLOPSPACK_INVALID_ARGUMENT,
-                      absl::StrFormat("series = %d is not a flopspack_sim_series value", which));
+                      absl::StrFormat("series = %d is not a flopspack_sim_series value", series));
     }
     const auto& steps = result->result.steps;
     if (steps.empty()) {

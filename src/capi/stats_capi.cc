@@ -123,9 +123,8 @@ flopspack_status flopspack_stats_quantile(const flopspack_stats* stats, double q
   return flopspack_stats_weighted_quantile(stats, FLOPSPACK_STATS_WEIGHT_COUNT, q, out);
 }
 
-flopspack_status flopspack_stats_weighted_quantile(const flopspack_stats* stats,
-                                                   flopspack_stats_weighting weighting, double q,
-                                                   double* out) {
+flopspack_status flopspack_stats_weighted_quantile(const flopspack_stats* stats, int weighting,
+                                                   double q, double* out) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(stats, "stats")) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
@@ -139,8 +138,7 @@ flopspack_status flopspack_stats_weighted_quantile(const flopspack_stats* stats,
   });
 }
 
-flopspack_status flopspack_stats_cdf(const flopspack_stats* stats,
-                                     flopspack_stats_weighting weighting, int64_t length,
+flopspack_status flopspack_stats_cdf(const flopspack_stats* stats, int weighting, int64_t length,
                                      double* out) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(stats, "stats")) return s;
@@ -254,8 +252,7 @@ flopspack_status flopspack_stats_ks_distance(const flopspack_stats* a, const flo
 }
 
 flopspack_status flopspack_stats_ks_distance_weighted(const flopspack_stats* a,
-                                                      const flopspack_stats* b,
-                                                      flopspack_stats_weighting weighting,
+                                                      const flopspack_stats* b, int weighting,
                                                       double* distance, int64_t* length) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(a, "a")) return s;

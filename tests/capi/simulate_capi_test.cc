@@ -177,9 +177,8 @@ TEST(SimulateBadInputTest, Rows) {
   EXPECT_FLOPSPACK_ERROR(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_FILL, two, 2, &n),
                          FLOPSPACK_BUFFER_TOO_SMALL, "has 3 steps");
   EXPECT_EQ(two[0], -1);
-  EXPECT_FLOPSPACK_ERROR(
-      flopspack_simulate_result_series(r, static_cast<flopspack_sim_series>(40), two, 2, &n),
-      FLOPSPACK_INVALID_ARGUMENT, "series = 40");
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_result_series(r, 40, two, 2, &n),
+                         FLOPSPACK_INVALID_ARGUMENT, "series = 40");
   flopspack_simulate_result_destroy(r);
   const uint64_t counts[2] = {16, 0};
   double out[2];

@@ -218,8 +218,7 @@ TEST(StatsBadInputTest, CreateAndQueries) {
                          "q = 1.5");
   EXPECT_FLOPSPACK_ERROR(flopspack_stats_expected_max(one.get(), 0, &out),
                          FLOPSPACK_INVALID_ARGUMENT, "draws = 0");
-  EXPECT_FLOPSPACK_ERROR(flopspack_stats_weighted_quantile(
-                             one.get(), static_cast<flopspack_stats_weighting>(9), 0.5, &out),
+  EXPECT_FLOPSPACK_ERROR(flopspack_stats_weighted_quantile(one.get(), 9, 0.5, &out),
                          FLOPSPACK_INVALID_ARGUMENT, "weighting = 9");
   EXPECT_FLOPSPACK_ERROR(flopspack_stats_cdf(one.get(), FLOPSPACK_STATS_WEIGHT_COST, 5, &out),
                          FLOPSPACK_INVALID_ARGUMENT, "without a cost model");
