@@ -1,7 +1,8 @@
 // Emulator speed. The target of issue 6: 100 steps at 8,192 ranks x 4
 // microbatches of 8,192 tokens (about 20M documents: lognormal lengths,
 // median 814, sigma 1, mean ~1,340) in <= 10 s on one core with the random
-// policy. The token-balanced policy is timed on the same set-up.
+// policy. The token-balanced and bucket-sampler policies are timed on the
+// same set-up.
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -59,8 +60,13 @@ void BM_SimulateTokenBalanced(benchmark::State& state) {
   Run(state, flopspack::sim::PolicyKind::kTokenBalanced);
 }
 
+void BM_SimulateBuckets(benchmark::State& state) {
+  Run(state, flopspack::sim::PolicyKind::kBuckets);
+}
+
 BENCHMARK(BM_SimulateRandom)->Args({8192, 100})->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_SimulateTokenBalanced)->Args({8192, 100})->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_SimulateBuckets)->Args({8192, 100})->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_SimulateRandom)->Args({1024, 20})->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   std::printf(
       "| policy | ranks | efficiency A | efficiency B | A - B | predicted A | predicted B |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
-  for (sim::PolicyKind policy : {sim::PolicyKind::kRandom, sim::PolicyKind::kTokenBalanced}) {
+  for (sim::PolicyKind policy :
+       {sim::PolicyKind::kRandom, sim::PolicyKind::kTokenBalanced, sim::PolicyKind::kBuckets}) {
     for (uint64_t ranks : {1024ull, 8192ull}) {
       sim::SimOptions o;
       o.policy = policy;
@@ -85,7 +86,9 @@ int main(int argc, char** argv) {
         return std::isnan(x) ? std::string("n/a") : absl::StrFormat("%.2f%%", 100 * x);
       };
       std::printf("| %s | %llu | %.2f%% | %.2f%% | %.2f pp | %s | %s |\n",
-                  policy == sim::PolicyKind::kRandom ? "random" : "token-balanced",
+                  policy == sim::PolicyKind::kRandom          ? "random"
+                  : policy == sim::PolicyKind::kTokenBalanced ? "token-balanced"
+                                                              : "buckets",
                   static_cast<unsigned long long>(ranks), pct(ra->mean_balance_efficiency),
                   pct(rb->mean_balance_efficiency),
                   pct(ra->mean_balance_efficiency - rb->mean_balance_efficiency),

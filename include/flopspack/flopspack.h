@@ -604,8 +604,8 @@ FLOPSPACK_API void flopspack_stats_destroy(flopspack_stats* stats);
  * step time), fill and padding efficiency. Deterministic for a seed.
  * ---------------------------------------------------------------------- */
 
-/* Append-only. Coming: the step planner's and the bucket sampler's
- * algorithms, appended here as they land in the library. */
+/* Append-only. Coming: the step planner's algorithms (document-level FLOPs
+ * balancing), appended here as they land in the library. */
 typedef enum flopspack_sim_policy {
   /* Concatenate the shuffled documents, cut them into sequences of exactly
    * tokens_per_microbatch tokens, deal the step's sequences to (rank,
@@ -614,7 +614,12 @@ typedef enum flopspack_sim_policy {
   /* Whole documents (cut only when longer than a microbatch) up to the
    * step's token budget, placed largest first into the microbatch with the
    * fewest tokens: balances tokens, not FLOPs. */
-  FLOPSPACK_SIM_TOKEN_BALANCED = 1
+  FLOPSPACK_SIM_TOKEN_BALANCED = 1,
+  /* The bucket sampler (flopspack_bucket_sampler, default options): padded
+   * batches of at most tokens_per_microbatch padded tokens from optimal
+   * length buckets, spread over ranks by LPT on padded-batch cost. Samples
+   * longer than a microbatch are truncated to it. */
+  FLOPSPACK_SIM_BUCKETS = 2
 } flopspack_sim_policy;
 
 /* Progress: called after every simulated step with the steps done and the

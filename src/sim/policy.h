@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cost/cost_model.h"
 #include "sim/document_stream.h"
 
 namespace flopspack::sim {
@@ -23,6 +24,7 @@ namespace flopspack::sim {
 enum class PolicyKind {
   kRandom = 0,         // concatenate, cut into full sequences, deal at random
   kTokenBalanced = 1,  // whole documents, LPT on tokens across microbatches
+  kBuckets = 2,        // the bucket sampler: padded batches from length buckets
 };
 
 struct StepShape {
@@ -62,10 +64,17 @@ class Policy {
   // step time is the maximum of iid rank costs and order statistics predict
   // it.
   virtual bool independent_ranks() const = 0;
+  // Documents read and epochs started: the stream's, unless the policy
+  // samples the dataset itself (the bucket sampler).
+  virtual uint64_t documents_drawn(const DocumentStream& stream) const { return stream.drawn(); }
+  virtual uint64_t epochs(const DocumentStream& stream) const { return stream.epochs(); }
 };
 
+// lengths and model: the dataset and cost model, for policies that need
+// more than the stream (the bucket sampler); model must outlive the policy.
 absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(PolicyKind kind, const StepShape& shape,
-                                                   uint64_t seed);
+                                                   uint64_t seed, absl::Span<const int64_t> lengths,
+                                                   std::shared_ptr<const cost::CostModel> model);
 
 }  // namespace flopspack::sim
 

@@ -44,7 +44,7 @@ TEST(RandomDealingTest, FullSequencesThatReassembleTheStream) {
   for (int trial = 0; trial < 300; ++trial) {
     const auto lengths = RandomLengths(rng, 1 + rng.Below(200), 1 + rng.Below(3000));
     StepShape shape{1 + rng.Below(16), 1 + rng.Below(4), 1 + static_cast<int64_t>(rng.Below(2000))};
-    auto policy = MakePolicy(PolicyKind::kRandom, shape, trial);
+    auto policy = MakePolicy(PolicyKind::kRandom, shape, trial, lengths, nullptr);
     ASSERT_TRUE(policy.ok());
     DocumentStream stream(lengths, trial), mirror(lengths, trial);
     StepBatch batch;
@@ -84,7 +84,7 @@ TEST(TokenBalancedTest, CapsWholeDocumentsConservationAndLptBound) {
     StepShape shape{1 + rng.Below(16), 1 + rng.Below(4),
                     100 + static_cast<int64_t>(rng.Below(3000))};
     const int64_t cap = shape.tokens_per_microbatch;
-    auto policy = MakePolicy(PolicyKind::kTokenBalanced, shape, 0);
+    auto policy = MakePolicy(PolicyKind::kTokenBalanced, shape, 0, lengths, nullptr);
     DocumentStream stream(lengths, trial), mirror(lengths, trial);
     StepBatch batch;
     std::map<int64_t, int64_t> placed;  // piece length -> count, over all steps
@@ -136,7 +136,7 @@ TEST(TokenBalancedTest, CapsWholeDocumentsConservationAndLptBound) {
 }
 
 TEST(PolicyTest, UnknownKindIsRejected) {
-  auto p = MakePolicy(static_cast<PolicyKind>(42), StepShape{}, 0);
+  auto p = MakePolicy(static_cast<PolicyKind>(42), StepShape{}, 0, {}, nullptr);
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(p.status().message().find("policy = 42"), std::string::npos);
 }

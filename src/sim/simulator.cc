@@ -134,8 +134,11 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
                                  uint64_t progress_total, size_t reservoir_capacity) {
   const StepShape shape{options.num_ranks, options.microbatches_per_rank,
                         options.tokens_per_microbatch};
+  // The policy may keep the model (the bucket sampler does) no longer than
+  // this call: a non-owning handle.
+  std::shared_ptr<const cost::CostModel> borrowed(&model, [](const cost::CostModel*) {});
   absl::StatusOr<std::unique_ptr<Policy>> policy =
-      MakePolicy(options.policy, shape, util::DeriveSeed(options.seed, 1));
+      MakePolicy(options.policy, shape, util::DeriveSeed(options.seed, 1), lengths, borrowed);
   if (!policy.ok()) return policy.status();
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
   const int64_t max_piece = std::min(longest, options.tokens_per_microbatch);
@@ -227,8 +230,8 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   }
 
   const double steps = static_cast<double>(options.num_steps);
-  r.documents_drawn = stream.drawn();
-  r.epochs = stream.epochs();
+  r.documents_drawn = (*policy)->documents_drawn(stream);
+  r.epochs = (*policy)->epochs(stream);
   r.mean_balance_efficiency = sum_efficiency / steps;
   r.p5_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.05);
   r.p50_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.5);
@@ -280,9 +283,10 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
         absl::StrFormat("num_ranks x microbatches_per_rank = %u: at most %u microbatches per step",
                         *microbatches, kMaxMicrobatches));
   }
-  if (options.policy != PolicyKind::kRandom && options.policy != PolicyKind::kTokenBalanced) {
+  if (options.policy != PolicyKind::kRandom && options.policy != PolicyKind::kTokenBalanced &&
+      options.policy != PolicyKind::kBuckets) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "policy = %d is not a flopspack_sim_policy value (RANDOM 0, TOKEN_BALANCED 1)",
+        "policy = %d is not a flopspack_sim_policy value (RANDOM 0, TOKEN_BALANCED 1, BUCKETS 2)",
         static_cast<int>(options.policy)));
   }
   return absl::OkStatus();

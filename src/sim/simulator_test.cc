@@ -10,6 +10,7 @@
 
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
+#include "pack/bucket_sampler.h"
 #include "sim/synthetic.h"
 
 namespace flopspack::sim {
@@ -192,6 +193,50 @@ TEST(SimulatorTest, TokenBalancedKeepsDocumentsWholeAndFillsNearlyFull) {
   }
   EXPECT_NEAR(again->relative_throughput, mean_sum / time_sum, 1e-12);
   EXPECT_LE(r->relative_throughput, 1.0);
+}
+
+TEST(SimulatorTest, BucketSamplerPolicyUsesEverySampleOncePerEpochPadded) {
+  // Some documents exceed the 4,096-token microbatch: truncated to it.
+  const auto lengths = LognormalLengths(30000, 500, 1.0, 9000, 9);
+  auto model = Quadratic();
+  SimOptions o;
+  o.policy = PolicyKind::kBuckets;
+  o.num_ranks = 16;
+  o.microbatches_per_rank = 2;
+  o.tokens_per_microbatch = 4096;
+  o.seed = 3;
+  std::vector<int64_t> clipped = lengths;
+  for (int64_t& l : clipped) l = std::min<int64_t>(l, 4096);
+  // The sampler the policy builds, to learn the epoch length.
+  pack::BucketSamplerOptions so;
+  so.max_padded_tokens = 4096;
+  so.num_ranks = 16;
+  so.accumulation_steps = 2;
+  auto sampler = pack::BucketSampler::Create(so, nullptr, clipped);
+  ASSERT_TRUE(sampler.ok()) << sampler.status();
+  o.num_steps = static_cast<uint64_t>((*sampler)->steps_per_epoch());
+  o.record_steps = true;
+  auto r = Simulate(lengths, *model, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->documents_drawn, lengths.size());
+  EXPECT_EQ(r->epochs, 1u);
+  // One epoch: the pieces are exactly the (truncated) samples.
+  auto expected = stats::LengthStats::Create(clipped, model.get());
+  ASSERT_EQ(r->pieces.count(), expected->count());
+  EXPECT_TRUE(std::equal(r->pieces.lengths().begin(), r->pieces.lengths().end(),
+                         expected->lengths().begin(), expected->lengths().end()));
+  EXPECT_TRUE(std::equal(r->pieces.counts().begin(), r->pieces.counts().end(),
+                         expected->counts().begin(), expected->counts().end()));
+  // Padded: some padding, computed tokens within the budget of every
+  // microbatch, and padding lowers the relative throughput below balance.
+  EXPECT_LT(r->mean_padding_efficiency, 1.0);
+  EXPECT_GT(r->mean_padding_efficiency, 0.8);
+  EXPECT_LE(r->computed_tokens, static_cast<int64_t>(o.num_steps * 32 * 4096));
+  EXPECT_LT(r->relative_throughput, r->mean_balance_efficiency);
+  EXPECT_TRUE(std::isnan(r->predicted_balance_efficiency));
+  // Deterministic.
+  auto again = Simulate(lengths, *model, o);
+  EXPECT_EQ(again->mean_step_time, r->mean_step_time);
 }
 
 TEST(SimulatorTest, ProgressIsReportedAndCancels) {

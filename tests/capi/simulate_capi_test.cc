@@ -108,11 +108,17 @@ TEST(SimulateCapiTest, SweepAndCancellation) {
   EXPECT_GT(sampled[0], sampled[1]);
   EXPECT_GT(sampled[1], sampled[2]);
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(predicted[i], throughput[i], 0.02) << counts[i];
-  o.policy = FLOPSPACK_SIM_TOKEN_BALANCED;
-  ASSERT_EQ(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts, 3, sampled,
-                                     predicted, nullptr),
-            FLOPSPACK_OK);
-  EXPECT_TRUE(std::isnan(predicted[0]));
+  for (int policy : {FLOPSPACK_SIM_TOKEN_BALANCED, FLOPSPACK_SIM_BUCKETS}) {
+    o.policy = policy;
+    ASSERT_EQ(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts, 2,
+                                       sampled, predicted, throughput),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    EXPECT_TRUE(std::isnan(predicted[0]));
+    EXPECT_GT(sampled[0], 0.0);
+    EXPECT_LE(throughput[0], 1.0);
+  }
+  o.policy = FLOPSPACK_SIM_RANDOM;
 
   std::vector<uint64_t> calls;
   o.progress = StopAfterThree;
