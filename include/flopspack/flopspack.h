@@ -751,8 +751,7 @@ FLOPSPACK_API void flopspack_stats_destroy(flopspack_stats* stats);
  * step time), fill and padding efficiency. Deterministic for a seed.
  * ---------------------------------------------------------------------- */
 
-/* Append-only. Coming: the step planner's algorithms (document-level FLOPs
- * balancing), appended here as they land in the library. */
+/* Append-only. */
 typedef enum flopspack_sim_policy {
   /* Concatenate the shuffled documents, cut them into sequences of exactly
    * tokens_per_microbatch tokens, deal the step's sequences to (rank,
@@ -766,7 +765,15 @@ typedef enum flopspack_sim_policy {
    * batches of at most tokens_per_microbatch padded tokens from optimal
    * length buckets, spread over ranks by LPT on padded-batch cost. Samples
    * longer than a microbatch are truncated to it. */
-  FLOPSPACK_SIM_BUCKETS = 2
+  FLOPSPACK_SIM_BUCKETS = 2,
+  /* The step planner (flopspack_plan_step) on each step's whole documents,
+   * up to num_ranks x microbatches_per_rank x tokens_per_microbatch tokens,
+   * under a memory cap of max_tokens_per_microbatch per microbatch; documents
+   * over the cap are split. One value per planner algorithm: */
+  FLOPSPACK_SIM_PLANNER_DOCUMENTS = 3, /* document-level FLOPs balancing */
+  FLOPSPACK_SIM_PLANNER_RANDOM = 4,    /* concatenate-and-cut, dealt at random */
+  FLOPSPACK_SIM_PLANNER_TOKENS = 5,    /* document-level, balancing tokens */
+  FLOPSPACK_SIM_PLANNER_SEQUENCES = 6  /* FFD pre-packed sequences + LPT */
 } flopspack_sim_policy;
 
 /* Progress: called after every simulated step with the steps done and the
@@ -776,15 +783,19 @@ typedef int (*flopspack_progress_fn)(void* user_data, uint64_t done, uint64_t to
 
 typedef struct flopspack_simulate_options {
   uint32_t struct_size;
-  int32_t policy;                 /* flopspack_sim_policy, default RANDOM */
-  uint64_t num_ranks;             /* data-parallel ranks, default 1024 */
-  uint64_t microbatches_per_rank; /* gradient-accumulation steps, default 1 */
-  int64_t tokens_per_microbatch;  /* tokens of one microbatch, default 8192,
-                                     at most 2^24 */
-  uint64_t num_steps;             /* optimizer steps, default 100 */
-  uint64_t seed;                  /* default 0 */
-  int32_t record_steps;           /* 1 = keep the per-step series, default 0 */
-  flopspack_progress_fn progress; /* may be NULL */
+  int32_t policy;                    /* flopspack_sim_policy, default RANDOM */
+  uint64_t num_ranks;                /* data-parallel ranks, default 1024 */
+  uint64_t microbatches_per_rank;    /* gradient-accumulation steps, default 1 */
+  int64_t tokens_per_microbatch;     /* tokens of one microbatch, default 8192,
+                                        at most 2^24 */
+  int64_t max_tokens_per_microbatch; /* PLANNER_* policies: the memory cap of a
+                                        microbatch, >= tokens_per_microbatch;
+                                        default 0 = tokens_per_microbatch
+                                        (no slack to balance with) */
+  uint64_t num_steps;                /* optimizer steps, default 100 */
+  uint64_t seed;                     /* default 0 */
+  int32_t record_steps;              /* 1 = keep the per-step series, default 0 */
+  flopspack_progress_fn progress;    /* may be NULL */
   void* progress_user_data;
 } flopspack_simulate_options;
 

@@ -36,6 +36,7 @@ flopspack_status Convert(const flopspack_simulate_options* options,
   out->num_ranks = o.num_ranks;
   out->microbatches_per_rank = o.microbatches_per_rank;
   out->tokens_per_microbatch = o.tokens_per_microbatch;
+  out->max_tokens_per_microbatch = o.max_tokens_per_microbatch;
   out->num_steps = o.num_steps;
   out->seed = o.seed;
   out->record_steps = o.record_steps == 1;

@@ -25,12 +25,22 @@ enum class PolicyKind {
   kRandom = 0,         // concatenate, cut into full sequences, deal at random
   kTokenBalanced = 1,  // whole documents, LPT on tokens across microbatches
   kBuckets = 2,        // the bucket sampler: padded batches from length buckets
+  // The step planner's algorithms (pack/step_planner.h) on each step's
+  // whole documents:
+  kPlannerDocuments = 3,  // document-level FLOPs balancing (LPT + refinement)
+  kPlannerRandom = 4,     // the planner's concatenate-and-cut, dealt at random
+  kPlannerTokens = 5,     // the document-level planner balancing tokens
+  kPlannerSequences = 6,  // FFD pre-packed sequences + LPT
 };
 
 struct StepShape {
   uint64_t num_ranks = 1;
   uint64_t microbatches_per_rank = 1;
   int64_t tokens_per_microbatch = 1;  // capacity of one microbatch (sequence)
+  // The step planner's memory cap per microbatch (>= tokens_per_microbatch):
+  // its steps hold microbatches() x tokens_per_microbatch tokens, and the
+  // slack lets a rank with expensive documents take fewer tokens.
+  int64_t max_tokens_per_microbatch = 1;
   uint64_t microbatches() const { return num_ranks * microbatches_per_rank; }
 };
 

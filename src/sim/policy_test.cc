@@ -43,7 +43,8 @@ TEST(RandomDealingTest, FullSequencesThatReassembleTheStream) {
   util::Rng rng(2);
   for (int trial = 0; trial < 300; ++trial) {
     const auto lengths = RandomLengths(rng, 1 + rng.Below(200), 1 + rng.Below(3000));
-    StepShape shape{1 + rng.Below(16), 1 + rng.Below(4), 1 + static_cast<int64_t>(rng.Below(2000))};
+    const int64_t cap = 1 + static_cast<int64_t>(rng.Below(2000));
+    StepShape shape{1 + rng.Below(16), 1 + rng.Below(4), cap, cap};
     auto policy = MakePolicy(PolicyKind::kRandom, shape, trial, lengths, nullptr);
     ASSERT_TRUE(policy.ok());
     DocumentStream stream(lengths, trial), mirror(lengths, trial);
@@ -81,9 +82,8 @@ TEST(TokenBalancedTest, CapsWholeDocumentsConservationAndLptBound) {
   util::Rng rng(3);
   for (int trial = 0; trial < 300; ++trial) {
     const auto lengths = RandomLengths(rng, 1 + rng.Below(300), 1 + rng.Below(5000));
-    StepShape shape{1 + rng.Below(16), 1 + rng.Below(4),
-                    100 + static_cast<int64_t>(rng.Below(3000))};
-    const int64_t cap = shape.tokens_per_microbatch;
+    const int64_t cap = 100 + static_cast<int64_t>(rng.Below(3000));
+    StepShape shape{1 + rng.Below(16), 1 + rng.Below(4), cap, cap};
     auto policy = MakePolicy(PolicyKind::kTokenBalanced, shape, 0, lengths, nullptr);
     DocumentStream stream(lengths, trial), mirror(lengths, trial);
     StepBatch batch;

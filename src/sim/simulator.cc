@@ -132,8 +132,11 @@ double HistogramQuantile(const std::vector<uint32_t>& bins, uint64_t total, doub
 absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::CostModel& model,
                                  const SimOptions& options, uint64_t progress_done,
                                  uint64_t progress_total, size_t reservoir_capacity) {
+  const int64_t memory_cap = options.max_tokens_per_microbatch == 0
+                                 ? options.tokens_per_microbatch
+                                 : options.max_tokens_per_microbatch;
   const StepShape shape{options.num_ranks, options.microbatches_per_rank,
-                        options.tokens_per_microbatch};
+                        options.tokens_per_microbatch, memory_cap};
   // The policy may keep the model (the bucket sampler does) no longer than
   // this call: a non-owning handle.
   std::shared_ptr<const cost::CostModel> borrowed(&model, [](const cost::CostModel*) {});
@@ -141,7 +144,7 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
       MakePolicy(options.policy, shape, util::DeriveSeed(options.seed, 1), lengths, borrowed);
   if (!policy.ok()) return policy.status();
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
-  const int64_t max_piece = std::min(longest, options.tokens_per_microbatch);
+  const int64_t max_piece = std::min(longest, memory_cap);
   absl::StatusOr<Coster> coster = Coster::Make(model, max_piece);
   if (!coster.ok()) return coster.status();
 
@@ -274,6 +277,13 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
         absl::StrFormat("tokens_per_microbatch = %d: must be in [1, %d]",
                         options.tokens_per_microbatch, kMaxTokensPerMicrobatch));
   }
+  if (options.max_tokens_per_microbatch != 0 &&
+      (options.max_tokens_per_microbatch < options.tokens_per_microbatch ||
+       options.max_tokens_per_microbatch > kMaxTokensPerMicrobatch)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "max_tokens_per_microbatch = %d: must be 0 or in [tokens_per_microbatch = %d, %d]",
+        options.max_tokens_per_microbatch, options.tokens_per_microbatch, kMaxTokensPerMicrobatch));
+  }
   if (options.num_steps == 0) return absl::InvalidArgumentError("num_steps = 0: must be >= 1");
   absl::StatusOr<uint64_t> microbatches = util::CheckedMultiply(
       "num_ranks x microbatches_per_rank", options.num_ranks, options.microbatches_per_rank);
@@ -283,11 +293,11 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
         absl::StrFormat("num_ranks x microbatches_per_rank = %u: at most %u microbatches per step",
                         *microbatches, kMaxMicrobatches));
   }
-  if (options.policy != PolicyKind::kRandom && options.policy != PolicyKind::kTokenBalanced &&
-      options.policy != PolicyKind::kBuckets) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "policy = %d is not a flopspack_sim_policy value (RANDOM 0, TOKEN_BALANCED 1, BUCKETS 2)",
-        static_cast<int>(options.policy)));
+  if (static_cast<int>(options.policy) < static_cast<int>(PolicyKind::kRandom) ||
+      static_cast<int>(options.policy) > static_cast<int>(PolicyKind::kPlannerSequences)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("policy = %d is not a flopspack_sim_policy value (0 .. 6)",
+                        static_cast<int>(options.policy)));
   }
   return absl::OkStatus();
 }

@@ -38,6 +38,9 @@ struct SimOptions {
   uint64_t num_ranks = 1024;
   uint64_t microbatches_per_rank = 1;
   int64_t tokens_per_microbatch = 8192;
+  // Step-planner policies only: the memory cap of a microbatch; 0 = the
+  // same as tokens_per_microbatch (no slack).
+  int64_t max_tokens_per_microbatch = 0;
   uint64_t num_steps = 100;
   uint64_t seed = 0;
   bool record_steps = false;

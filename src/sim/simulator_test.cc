@@ -239,6 +239,38 @@ TEST(SimulatorTest, BucketSamplerPolicyUsesEverySampleOncePerEpochPadded) {
   EXPECT_EQ(again->mean_step_time, r->mean_step_time);
 }
 
+TEST(SimulatorTest, StepPlannerPoliciesPlaceEveryTokenAndFlopsBalancingWins) {
+  // Attention equal to the linear cost at 8K tokens; four microbatches per
+  // rank, so no single document outweighs a rank's fair share and the
+  // lower bound allows near-perfect balance.
+  const auto lengths = LognormalLengths(30000, 700, 1.0, 12000, 10);
+  auto model = *cost::PolynomialModel::Create({50, 0, 1, 1.0 / 8192});
+  SimOptions o;
+  o.num_ranks = 64;
+  o.microbatches_per_rank = 4;
+  o.tokens_per_microbatch = 8192;
+  o.max_tokens_per_microbatch = 10240;  // memory slack for the planner
+  o.num_steps = 20;
+  double token_balanced = 0, documents = 0;
+  for (PolicyKind policy :
+       {PolicyKind::kTokenBalanced, PolicyKind::kPlannerDocuments, PolicyKind::kPlannerRandom,
+        PolicyKind::kPlannerTokens, PolicyKind::kPlannerSequences}) {
+    o.policy = policy;
+    auto r = Simulate(lengths, *model, o);
+    ASSERT_TRUE(r.ok()) << static_cast<int>(policy) << ": " << r.status();
+    EXPECT_EQ(r->pieces.tokens(), r->real_tokens);
+    EXPECT_LE(r->pieces.max(), policy == PolicyKind::kTokenBalanced ? 8192 : 10240);
+    EXPECT_LE(r->mean_fill, 1.0);
+    EXPECT_GT(r->mean_fill, 0.9);
+    EXPECT_EQ(r->mean_padding_efficiency, 1.0);
+    EXPECT_EQ(std::isnan(r->predicted_balance_efficiency), policy != PolicyKind::kPlannerRandom);
+    if (policy == PolicyKind::kTokenBalanced) token_balanced = r->mean_balance_efficiency;
+    if (policy == PolicyKind::kPlannerDocuments) documents = r->mean_balance_efficiency;
+  }
+  EXPECT_GT(documents, 0.98);
+  EXPECT_GT(documents, token_balanced + 0.02);
+}
+
 TEST(SimulatorTest, ProgressIsReportedAndCancels) {
   const auto lengths = LognormalLengths(1000, 500, 1.0, 4000, 7);
   auto model = Quadratic();
@@ -294,20 +326,27 @@ TEST(SimulatorTest, TailMassHurtsMoreAtMoreRanks) {
   ASSERT_EQ(sa->tokens(), sb->tokens());  // equal means, exactly
   ASSERT_GT(sb->Above(12287).documents, 0u);
   auto model = *cost::PolynomialModel::Create({0, 0, 1, 1.0 / 8192});  // attention ~ linear at 8K
-  double diff[2];
-  for (int i = 0; i < 2; ++i) {
+  // Four microbatches per rank: a 16K document is less than a rank's fair
+  // share, so FLOPs balancing can give its rank fewer other tokens (it
+  // cannot when one document alone outweighs the mean rank).
+  double diff[2], planned_diff = 0;
+  for (int i = 0; i < 3; ++i) {
     SimOptions o;
-    o.policy = PolicyKind::kTokenBalanced;
+    o.policy = i < 2 ? PolicyKind::kTokenBalanced : PolicyKind::kPlannerDocuments;
     o.num_ranks = i == 0 ? 128 : 1024;
+    o.microbatches_per_rank = 4;
     o.tokens_per_microbatch = 16384;
-    o.num_steps = 60;
+    if (i == 2) o.max_tokens_per_microbatch = 20480;  // 25% memory slack for the planner
+    o.num_steps = 40;
     auto ra = Simulate(a, *model, o), rb = Simulate(b, *model, o);
-    ASSERT_TRUE(ra.ok() && rb.ok());
-    diff[i] = ra->mean_balance_efficiency - rb->mean_balance_efficiency;
+    ASSERT_TRUE(ra.ok() && rb.ok()) << ra.status() << rb.status();
+    (i < 2 ? diff[i] : planned_diff) = ra->mean_balance_efficiency - rb->mean_balance_efficiency;
   }
   EXPECT_LT(diff[0], 0.03);
   EXPECT_GT(diff[1], 2 * diff[0]);
   EXPECT_GT(diff[1], 0.02);
+  // Document-level FLOPs balancing removes most of it.
+  EXPECT_LT(std::fabs(planned_diff), 0.25 * diff[1]);
 }
 
 TEST(SimulatorTest, BadInputIsNamed) {

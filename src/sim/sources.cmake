@@ -1,5 +1,6 @@
 target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/bucket_policy.cc
+  ${CMAKE_CURRENT_LIST_DIR}/planner_policy.cc
   ${CMAKE_CURRENT_LIST_DIR}/policy.cc
   ${CMAKE_CURRENT_LIST_DIR}/random_dealing.cc
   ${CMAKE_CURRENT_LIST_DIR}/simulator.cc

@@ -108,7 +108,10 @@ TEST(SimulateCapiTest, SweepAndCancellation) {
   EXPECT_GT(sampled[0], sampled[1]);
   EXPECT_GT(sampled[1], sampled[2]);
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(predicted[i], throughput[i], 0.02) << counts[i];
-  for (int policy : {FLOPSPACK_SIM_TOKEN_BALANCED, FLOPSPACK_SIM_BUCKETS}) {
+  o.max_tokens_per_microbatch = 10240;
+  for (int policy :
+       {FLOPSPACK_SIM_TOKEN_BALANCED, FLOPSPACK_SIM_BUCKETS, FLOPSPACK_SIM_PLANNER_DOCUMENTS,
+        FLOPSPACK_SIM_PLANNER_TOKENS, FLOPSPACK_SIM_PLANNER_SEQUENCES}) {
     o.policy = policy;
     ASSERT_EQ(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts, 2,
                                        sampled, predicted, throughput),
@@ -119,6 +122,7 @@ TEST(SimulateCapiTest, SweepAndCancellation) {
     EXPECT_LE(throughput[0], 1.0);
   }
   o.policy = FLOPSPACK_SIM_RANDOM;
+  o.max_tokens_per_microbatch = 0;
 
   std::vector<uint64_t> calls;
   o.progress = StopAfterThree;
@@ -158,6 +162,10 @@ TEST(SimulateBadInputTest, Rows) {
   o.tokens_per_microbatch = int64_t{1} << 30;
   EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
                          FLOPSPACK_INVALID_ARGUMENT, "tokens_per_microbatch");
+  flopspack_simulate_options_init(&o);
+  o.max_tokens_per_microbatch = 100;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "max_tokens_per_microbatch = 100");
   flopspack_simulate_options_init(&o);
   o.record_steps = 2;
   EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
