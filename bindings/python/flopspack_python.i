@@ -44,6 +44,7 @@
 %apply (unsigned char* IN_ARRAY1, size_t DIM1) { (const unsigned char* BYTES, size_t N) };
 %apply (unsigned char* INPLACE_ARRAY1, size_t DIM1) { (unsigned char* OUT_BYTES, size_t N) };
 %apply (int64_t* INPLACE_ARRAY1, size_t DIM1) { (int64_t* OUT_INT64S, size_t N) };
+%apply (size_t* INPLACE_ARRAY1, size_t DIM1) { (uint64_t* OUT_UINT64S, size_t N) };
 
 /* A borrowed view, copied into a new numpy array (the plan may die first). */
 %typemap(in, numinputs=0, noblock=1) (const int64_t** VIEW, size_t* N)
@@ -97,6 +98,8 @@
 /* ---- Python-only helpers (after the common file: they use its helpers). ---- */
 FLOPSPACK_WRAP(flopspack_py_set_error_classes)
 FLOPSPACK_WRAP(flopspack_py_cost_model_custom)
+FLOPSPACK_WRAP(flopspack_py_simulate)
+FLOPSPACK_WRAP(flopspack_py_simulate_sweep)
 
 %{
 /* status -> exception class, filled by flopspack/_errors.py at import. */
@@ -182,3 +185,70 @@ flopspack_status flopspack_py_cost_model_custom(PyObject* fn, flopspack_cost_mod
 }
 %}
 
+
+/* ---- Simulation progress: a Python callable(done, total) behind a C
+ * trampoline; returning False (or raising) cancels the simulation. ---- */
+%{
+static int flopspack_py_progress_trampoline(void* user_data, uint64_t done, uint64_t total) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int stop = 1;
+  PyObject* result = PyObject_CallFunction((PyObject*)user_data, "KK",
+                                           (unsigned long long)done, (unsigned long long)total);
+  if (result != NULL) {
+    stop = (result == Py_False) ? 1 : 0;
+    Py_DECREF(result);
+  } else {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (value != NULL && traceback != NULL) PyException_SetTraceback(value, traceback);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+    Py_XDECREF(flopspack_py_callback_error);
+    flopspack_py_callback_error = value;
+  }
+  PyGILState_Release(gil);
+  return stop;
+}
+
+static flopspack_status flopspack_py_progress_options(const flopspack_simulate_options* options,
+                                                      PyObject* progress,
+                                                      flopspack_simulate_options* copy) {
+  if (options == NULL) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "options must not be NULL");
+  }
+  *copy = *options;
+  if (progress != Py_None) {
+    if (!PyCallable_Check(progress)) {
+      return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "progress must be callable or None");
+    }
+    copy->progress = flopspack_py_progress_trampoline;
+    copy->progress_user_data = progress;
+  }
+  return FLOPSPACK_OK;
+}
+%}
+%inline %{
+/* flopspack_simulate with an optional progress callable (None = none). */
+flopspack_status flopspack_py_simulate(const int64_t* lengths, size_t n,
+                                       const flopspack_cost_model* model,
+                                       const flopspack_simulate_options* options,
+                                       PyObject* progress, flopspack_simulate_result** out) {
+  flopspack_simulate_options copy;
+  if (flopspack_status s = flopspack_py_progress_options(options, progress, &copy)) return s;
+  return flopspack_simulate(lengths, n, model, &copy, out);
+}
+
+/* flopspack_swig_simulate_sweep with an optional progress callable. */
+flopspack_status flopspack_py_simulate_sweep(
+    const int64_t* lengths, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, PyObject* progress, const uint64_t* rank_counts,
+    size_t num_rank_counts, double* out_sampled, size_t num_out_sampled, double* out_predicted,
+    size_t num_out_predicted, double* out_relative, size_t num_out_relative) {
+  flopspack_simulate_options copy;
+  if (flopspack_status s = flopspack_py_progress_options(options, progress, &copy)) return s;
+  return flopspack_swig_simulate_sweep(lengths, n, model, &copy, rank_counts, num_rank_counts,
+                                       out_sampled, num_out_sampled, out_predicted,
+                                       num_out_predicted, out_relative, num_out_relative);
+}
+%}

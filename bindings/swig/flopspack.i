@@ -18,6 +18,7 @@
  *   (const unsigned char* BYTES, size_t N)  native bytes in, no copy
  *   (unsigned char* OUT_BYTES, size_t N)    caller-allocated bytes, written in place
  *   (int64_t* OUT_INT64S, size_t N)      caller-allocated int64 array, written in place
+ *   (uint64_t* OUT_UINT64S, size_t N)    caller-allocated uint64 array, written in place
  *   uint64_t* OUT_UINT64                 scalar out-parameter
  *
  * What this file holds: the whitelist of wrapped functions (every function is
@@ -94,6 +95,30 @@ FLOPSPACK_WRAP(flopspack_stream_packer_take)
 FLOPSPACK_WRAP(flopspack_stream_packer_totals)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_save)
 FLOPSPACK_WRAP(flopspack_swig_stream_packer_restore)
+/* statistics */
+FLOPSPACK_WRAP(flopspack_stats_create)
+FLOPSPACK_WRAP(flopspack_swig_stats_create_from_histogram)
+FLOPSPACK_WRAP(flopspack_stats_merge)
+FLOPSPACK_WRAP(flopspack_stats_summarize)
+FLOPSPACK_WRAP(flopspack_stats_quantile)
+FLOPSPACK_WRAP(flopspack_stats_weighted_quantile)
+FLOPSPACK_WRAP(flopspack_stats_cdf)
+FLOPSPACK_WRAP(flopspack_swig_stats_histogram_size)
+FLOPSPACK_WRAP(flopspack_swig_stats_histogram)
+FLOPSPACK_WRAP(flopspack_stats_tail_share)
+FLOPSPACK_WRAP(flopspack_stats_expected_max)
+FLOPSPACK_WRAP(flopspack_stats_ks_distance)
+FLOPSPACK_WRAP(flopspack_stats_ks_distance_weighted)
+FLOPSPACK_WRAP(flopspack_stats_compare)
+FLOPSPACK_WRAP(flopspack_swig_stats_entries_size)
+FLOPSPACK_WRAP(flopspack_swig_stats_entries)
+/* the straggler emulator */
+FLOPSPACK_WRAP(flopspack_simulate)
+FLOPSPACK_WRAP(flopspack_simulate_result_summary)
+FLOPSPACK_WRAP(flopspack_swig_simulate_series_size)
+FLOPSPACK_WRAP(flopspack_swig_simulate_series)
+FLOPSPACK_WRAP(flopspack_simulate_result_pieces)
+FLOPSPACK_WRAP(flopspack_swig_simulate_sweep)
 /* packing and balancing */
 FLOPSPACK_WRAP(flopspack_swig_pack)
 FLOPSPACK_WRAP(flopspack_swig_balance)
@@ -128,7 +153,11 @@ FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
  * flopspack_bucket_sampler_create (the options' upper_bounds pointer is
  * passed as an array instead), _step_diversity (query + fill split),
  * flopspack_pack (the options' cost_model pointer is an argument instead),
- * flopspack_balance (costs and tokens share n; tokens optional). */
+ * flopspack_balance (costs and tokens share n; tokens optional),
+ * flopspack_stats_create_from_histogram / _histogram / _entries,
+ * flopspack_simulate_result_series / flopspack_simulate_sweep (implied
+ * sizes or size queries: see the helpers). The simulate options' progress
+ * callback is set per language (a Python callable) or left NULL. */
 
 /* ---- Handles: owning objects, destroyed exactly once. ---- */
 %define FLOPSPACK_HANDLE(type, destroy)
@@ -145,6 +174,8 @@ FLOPSPACK_HANDLE(flopspack_plan, flopspack_plan_destroy)
 FLOPSPACK_HANDLE(flopspack_stream_packer, flopspack_stream_packer_destroy)
 FLOPSPACK_HANDLE(flopspack_bucket_sampler, flopspack_bucket_sampler_destroy)
 FLOPSPACK_HANDLE(flopspack_step_planner, flopspack_step_planner_destroy)
+FLOPSPACK_HANDLE(flopspack_stats, flopspack_stats_destroy)
+FLOPSPACK_HANDLE(flopspack_simulate_result, flopspack_simulate_result_destroy)
 
 /* ---- Output structs: constructed with struct_size already set. ---- */
 %define FLOPSPACK_OUTPUT_STRUCT(type, ctype)
@@ -169,6 +200,27 @@ typedef struct flopspack_plan_metrics flopspack_plan_metrics_data;
 FLOPSPACK_OUTPUT_STRUCT(flopspack_plan_metrics_data, flopspack_plan_metrics_data)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_fit_report, flopspack_fit_report)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stream_totals, flopspack_stream_totals)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_summary, flopspack_stats_summary)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_tail, flopspack_stats_tail)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_comparison, flopspack_stats_comparison)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_simulate_summary, flopspack_simulate_summary)
+/* Fixed-size array members are read through index accessors (the same in
+ * every language) instead of SWIG's raw array pointers. */
+%ignore flopspack_stats_comparison::levels;
+%ignore flopspack_stats_comparison::quantiles_a;
+%ignore flopspack_stats_comparison::quantiles_b;
+FLOPSPACK_WRAP(flopspack_stats_comparison::level_at)
+FLOPSPACK_WRAP(flopspack_stats_comparison::quantile_a_at)
+FLOPSPACK_WRAP(flopspack_stats_comparison::quantile_b_at)
+%extend flopspack_stats_comparison {
+  double level_at(size_t i) { return i < FLOPSPACK_STATS_COMPARE_LEVELS ? $self->levels[i] : 0.0; }
+  int64_t quantile_a_at(size_t i) {
+    return i < FLOPSPACK_STATS_COMPARE_LEVELS ? $self->quantiles_a[i] : 0;
+  }
+  int64_t quantile_b_at(size_t i) {
+    return i < FLOPSPACK_STATS_COMPARE_LEVELS ? $self->quantiles_b[i] : 0;
+  }
+}
 
 /* ---- Option structs: constructed with the library's defaults. ---- */
 %define FLOPSPACK_OPTIONS_STRUCT(type, init)
@@ -188,6 +240,10 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_samp
 FLOPSPACK_OPTIONS_STRUCT(flopspack_pack_options, flopspack_pack_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_balance_options, flopspack_balance_options_init)
 %ignore flopspack_pack_options::cost_model;
+FLOPSPACK_OPTIONS_STRUCT(flopspack_histogram_options, flopspack_histogram_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_simulate_options, flopspack_simulate_options_init)
+%ignore flopspack_simulate_options::progress;
+%ignore flopspack_simulate_options::progress_user_data;
 FLOPSPACK_OPTIONS_STRUCT(flopspack_step_options, flopspack_step_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_options_init)
 /* A pointer member cannot safely hold target-language memory: the bounds go
@@ -196,7 +252,9 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 %ignore flopspack_bucket_sampler_options::num_upper_bounds;
 
 %apply SWIGTYPE* OUT_STRUCT {
-  flopspack_plan_metrics_data* out, flopspack_fit_report* report, flopspack_stream_totals* out
+  flopspack_plan_metrics_data* out, flopspack_fit_report* report, flopspack_stream_totals* out,
+  flopspack_stats_summary* out, flopspack_stats_tail* out, flopspack_stats_comparison* out,
+  flopspack_simulate_summary* out
 };
 
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
@@ -207,18 +265,28 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (const int64_t* upper_bounds, size_t num_upper_bounds),
   (const int64_t* token_counts, size_t num_token_counts)
 };
-%apply (int64_t* OUT_INT64S, size_t N) { (int64_t* upper_bounds, size_t num_buckets) };
+%apply (int64_t* OUT_INT64S, size_t N) {
+  (int64_t* upper_bounds, size_t num_buckets), (int64_t* out_lengths, size_t num_out_lengths),
+  (int64_t* out_edges, size_t num_out_edges)
+};
 %apply uint64_t* OUT_UINT64 { uint64_t* out, uint64_t* documents, uint64_t* steps };
-%apply (const size_t* OFFSETS, size_t N) { (const size_t* sample_offsets, size_t num_offsets) };
+%apply (const size_t* OFFSETS, size_t N) {
+  (const size_t* sample_offsets, size_t num_offsets),
+  (const uint64_t* counts, size_t num_counts), (const uint64_t* rank_counts, size_t num_rank_counts)
+};
+%apply (uint64_t* OUT_UINT64S, size_t N) { (uint64_t* out_counts, size_t num_out_counts) };
 %apply (const double* VALUES, size_t N) {
   (const double* seconds, size_t num_samples), (const double* costs, size_t n)
 };
 %apply (double* OUT_VALUES, size_t N) {
   (double* out_costs, size_t num_out_costs),
   (double* token_distances, size_t num_token_distances),
-  (double* sample_distances, size_t num_sample_distances)
+  (double* sample_distances, size_t num_sample_distances),
+  (double* out_weights, size_t num_out_weights), (double* out_values, size_t num_out_values),
+  (double* out_sampled, size_t num_out_sampled), (double* out_predicted, size_t num_out_predicted),
+  (double* out_relative, size_t num_out_relative)
 };
-%apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost };
+%apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost, double* out, double* distance };
 %apply int* OUT_INT { int* out_additive };
 %apply size_t* OUT_SIZE {
   size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size, size_t* written
@@ -228,7 +296,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 %apply int64_t* OUT_INT64 {
   /* Careful: SWIG matches these names on const int64_t* too. */
   int64_t* real_tokens, int64_t* computed_tokens, int64_t* out_padding, int64_t* first_id,
-  int64_t* tokens
+  int64_t* tokens, int64_t* length
 };
 %apply (const int64_t** VIEW, size_t* N) {
   (const int64_t** items, size_t* n), (const int64_t** upper_bounds, size_t* n)
@@ -308,6 +376,102 @@ flopspack_status flopspack_swig_stream_packer_restore(const unsigned char* bytes
                                                       flopspack_stream_packer** out) {
   return flopspack_stream_packer_restore(bytes, size, model, out);
 }
+/* Statistics helpers: explicit sizes for the histogram input, and size
+ * query + fill for the caller-buffer outputs. */
+flopspack_status flopspack_swig_stats_create_from_histogram(const int64_t* lengths, size_t n,
+                                                            const uint64_t* counts,
+                                                            size_t num_counts,
+                                                            const flopspack_cost_model* model,
+                                                            flopspack_stats** out) {
+  if (num_counts != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "counts has " + std::to_string(num_counts) + " entries for " +
+                                   std::to_string(n) + " lengths");
+  }
+  return flopspack_stats_create_from_histogram(lengths, counts, n, model, out);
+}
+flopspack_status flopspack_swig_stats_histogram_size(const flopspack_stats* stats,
+                                                     const flopspack_histogram_options* options,
+                                                     size_t* size) {
+  return flopspack_stats_histogram(stats, options, NULL, NULL, 0, size);
+}
+flopspack_status flopspack_swig_stats_histogram(const flopspack_stats* stats,
+                                                const flopspack_histogram_options* options,
+                                                int64_t* out_edges, size_t num_out_edges,
+                                                double* out_weights, size_t num_out_weights) {
+  if (num_out_edges != num_out_weights) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "out_edges has " + std::to_string(num_out_edges) +
+                                   " entries but out_weights has " +
+                                   std::to_string(num_out_weights));
+  }
+  size_t bins = 0;
+  flopspack_status s = flopspack_stats_histogram(stats, options, out_edges, out_weights,
+                                                 num_out_edges, &bins);
+  if (s == FLOPSPACK_OK && bins != num_out_edges) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "the histogram has " + std::to_string(bins) + " bins, not " +
+                                   std::to_string(num_out_edges));
+  }
+  return s;
+}
+flopspack_status flopspack_swig_stats_entries_size(const flopspack_stats* stats, size_t* size) {
+  return flopspack_stats_entries(stats, NULL, NULL, 0, size);
+}
+flopspack_status flopspack_swig_stats_entries(const flopspack_stats* stats, int64_t* out_lengths,
+                                              size_t num_out_lengths, uint64_t* out_counts,
+                                              size_t num_out_counts) {
+  if (num_out_lengths != num_out_counts) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "out_lengths has " + std::to_string(num_out_lengths) +
+                                   " entries but out_counts has " +
+                                   std::to_string(num_out_counts));
+  }
+  size_t n = 0;
+  flopspack_status s =
+      flopspack_stats_entries(stats, out_lengths, out_counts, num_out_lengths, &n);
+  if (s == FLOPSPACK_OK && n != num_out_lengths) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "the statistics have " + std::to_string(n) + " entries, not " +
+                                   std::to_string(num_out_lengths));
+  }
+  return s;
+}
+
+/* Simulation helpers: series size query + fill, and the sweep with every
+ * output array's length explicit (each must equal the number of counts). */
+flopspack_status flopspack_swig_simulate_series_size(const flopspack_simulate_result* result,
+                                                     int series, size_t* size) {
+  return flopspack_simulate_result_series(result, series, NULL, 0, size);
+}
+flopspack_status flopspack_swig_simulate_series(const flopspack_simulate_result* result,
+                                                int series, double* out_values,
+                                                size_t num_out_values) {
+  size_t n = 0;
+  flopspack_status s =
+      flopspack_simulate_result_series(result, series, out_values, num_out_values, &n);
+  if (s == FLOPSPACK_OK && n != num_out_values) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "the series has " + std::to_string(n) + " values, not " +
+                                   std::to_string(num_out_values));
+  }
+  return s;
+}
+flopspack_status flopspack_swig_simulate_sweep(
+    const int64_t* lengths, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, const uint64_t* rank_counts,
+    size_t num_rank_counts, double* out_sampled, size_t num_out_sampled, double* out_predicted,
+    size_t num_out_predicted, double* out_relative, size_t num_out_relative) {
+  if (num_out_sampled != num_rank_counts || num_out_predicted != num_rank_counts ||
+      num_out_relative != num_rank_counts) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "each output array needs " + std::to_string(num_rank_counts) +
+                                   " entries, one per rank count");
+  }
+  return flopspack_simulate_sweep(lengths, n, model, options, rank_counts, num_rank_counts,
+                                  out_sampled, out_predicted, out_relative);
+}
+
 /* flopspack_pack with the cost model as an argument (NULL = tokens). */
 flopspack_status flopspack_swig_pack(const flopspack_pack_options* options,
                                      const flopspack_cost_model* model, const int64_t* lengths,

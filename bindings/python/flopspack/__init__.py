@@ -27,6 +27,8 @@ from ._errors import (
 from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
 from ._plan import Group, Plan, PlanMetrics
 from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
+from ._simulate import SimPolicy, SimSeries, Simulation, SimulationSummary, Sweep, simulate, simulate_sweep
+from ._stats import Binning, Stats, StatsComparison, StatsSummary, StatsTail, Weighting
 from ._stream import Overflow, StreamPacker, StreamTotals
 
 #: Version of the library actually loaded (flopspack_version_string()).
@@ -58,6 +60,7 @@ if version_number() // 10000 != _capi.FLOPSPACK_VERSION_NUMBER // 10000:
 
 __all__ = [
     "BalanceAlgorithm",
+    "Binning",
     "BucketBudget",
     "BucketSampler",
     "AttentionSpan",
@@ -82,17 +85,29 @@ __all__ = [
     "Plan",
     "PlanMetrics",
     "PlannedEpochs",
+    "SimPolicy",
+    "SimSeries",
+    "Simulation",
+    "SimulationSummary",
     "SlotOrder",
+    "Stats",
+    "StatsComparison",
+    "StatsSummary",
+    "StatsTail",
     "StepAlgorithm",
     "StepPlanner",
     "StreamPacker",
     "StreamTotals",
+    "Sweep",
     "TransformerConfig",
+    "Weighting",
     "balance",
     "bucket_padding",
     "optimize_buckets",
     "pack",
     "plan_step",
+    "simulate",
+    "simulate_sweep",
     "status_string",
     "version",
     "version_number",

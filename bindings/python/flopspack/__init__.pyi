@@ -369,3 +369,151 @@ def balance(
     max_refine_steps: int = ...,
     seed: int = ...,
 ) -> Plan: ...
+
+class Weighting(enum.IntEnum):
+    COUNT = 0
+    TOKENS = 1
+    COST = 2
+
+class Binning(enum.IntEnum):
+    LINEAR = 0
+    LOG2 = 1
+
+class StatsSummary:
+    count: int
+    distinct_lengths: int
+    tokens: int
+    mean: float
+    stddev: float
+    min: int
+    max: int
+    p50: int
+    p90: int
+    p99: int
+    p999: int
+    has_cost: int
+    total_cost: float
+    mean_cost: float
+    max_cost: float
+
+class StatsTail:
+    documents: int
+    tokens: int
+    cost: float
+    document_share: float
+    token_share: float
+    cost_share: float
+
+class StatsComparison:
+    ks_distance: float
+    ks_length: int
+    ks_distance_tokens: float
+    ks_length_tokens: int
+    levels: Tuple[float, ...]
+    quantiles_a: Tuple[int, ...]
+    quantiles_b: Tuple[int, ...]
+    first_divergent_level: float
+    tail_threshold: int
+    token_share_above_a: float
+    token_share_above_b: float
+    cost_share_above_a: float
+    cost_share_above_b: float
+
+class Stats(_Handle):
+    def __init__(
+        self, lengths: _Lengths = ..., model: Optional[CostModel] = ..., *, _handle: Any = ...
+    ) -> None: ...
+    @classmethod
+    def from_histogram(
+        cls, lengths: _Lengths, counts: npt.ArrayLike, model: Optional[CostModel] = ...
+    ) -> Stats: ...
+    def merge(self, other: Stats) -> Stats: ...
+    @property
+    def summary(self) -> StatsSummary: ...
+    def __len__(self) -> int: ...
+    def quantile(self, q: float, weighting: Weighting = ...) -> float: ...
+    def cdf(self, length: int, weighting: Weighting = ...) -> float: ...
+    def histogram(
+        self, binning: Binning = ..., weighting: Weighting = ..., normalized: bool = ..., width: int = ...
+    ) -> Tuple[np.ndarray, np.ndarray]: ...
+    def tail(self, threshold: int) -> StatsTail: ...
+    def expected_max(self, draws: int) -> float: ...
+    def ks_distance(self, other: Stats, weighting: Optional[Weighting] = ...) -> float: ...
+    def ks_distance_at(self, other: Stats, weighting: Weighting) -> Tuple[float, int]: ...
+    def compare(self, other: Stats) -> StatsComparison: ...
+    def entries(self) -> Tuple[np.ndarray, np.ndarray]: ...
+
+class SimPolicy(enum.IntEnum):
+    RANDOM = 0
+    TOKEN_BALANCED = 1
+    BUCKETS = 2
+    PLANNER_DOCUMENTS = 3
+    PLANNER_RANDOM = 4
+    PLANNER_TOKENS = 5
+    PLANNER_SEQUENCES = 6
+
+class SimSeries(enum.IntEnum):
+    STEP_TIME = 0
+    MEAN_RANK_COST = 1
+    BALANCE_EFFICIENCY = 2
+    FILL = 3
+    PADDING_EFFICIENCY = 4
+    REAL_TOKENS = 5
+
+class SimulationSummary:
+    num_steps: int
+    num_ranks: int
+    microbatches_per_rank: int
+    documents_drawn: int
+    epochs: int
+    mean_balance_efficiency: float
+    p5_balance_efficiency: float
+    p50_balance_efficiency: float
+    p95_balance_efficiency: float
+    mean_fill: float
+    mean_padding_efficiency: float
+    relative_throughput: float
+    mean_step_time: float
+    predicted_efficiency: float
+    real_tokens: int
+    computed_tokens: int
+
+class Simulation(_Handle):
+    @property
+    def summary(self) -> SimulationSummary: ...
+    def series(self, kind: SimSeries) -> np.ndarray: ...
+    def pieces(self) -> Stats: ...
+
+class Sweep(NamedTuple):
+    rank_counts: np.ndarray
+    sampled_efficiency: np.ndarray
+    predicted_efficiency: np.ndarray
+    relative_throughput: np.ndarray
+
+def simulate(
+    lengths: _Lengths,
+    model: CostModel,
+    *,
+    policy: SimPolicy = ...,
+    num_ranks: Optional[int] = ...,
+    microbatches_per_rank: Optional[int] = ...,
+    tokens_per_microbatch: Optional[int] = ...,
+    max_tokens_per_microbatch: Optional[int] = ...,
+    num_steps: Optional[int] = ...,
+    seed: Optional[int] = ...,
+    record_steps: bool = ...,
+    progress: Optional[Callable[[int, int], Any]] = ...,
+) -> Simulation: ...
+def simulate_sweep(
+    lengths: _Lengths,
+    model: CostModel,
+    rank_counts: npt.ArrayLike,
+    *,
+    policy: SimPolicy = ...,
+    microbatches_per_rank: Optional[int] = ...,
+    tokens_per_microbatch: Optional[int] = ...,
+    max_tokens_per_microbatch: Optional[int] = ...,
+    num_steps: Optional[int] = ...,
+    seed: Optional[int] = ...,
+    progress: Optional[Callable[[int, int], Any]] = ...,
+) -> Sweep: ...

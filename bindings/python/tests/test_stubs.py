@@ -81,7 +81,8 @@ def test_functions_and_methods_match():
 
 def test_dataclass_fields_match():
     classes, _, _ = stub_members()
-    for name in ("TransformerConfig", "FitReport", "PlanMetrics", "StreamTotals"):
+    for name in ("TransformerConfig", "FitReport", "PlanMetrics", "StreamTotals", "StatsSummary",
+                 "StatsTail", "StatsComparison", "SimulationSummary"):
         annotated = [n.target.id for n in classes[name].body if isinstance(n, ast.AnnAssign)]
         assert annotated == [f.name for f in dataclasses.fields(getattr(flopspack, name))], name
 
@@ -94,7 +95,13 @@ def test_dataclasses_mirror_the_c_structs():
         (capi.flopspack_fit_report, flopspack.FitReport),
         (capi.flopspack_stream_totals, flopspack.StreamTotals),
         (capi.flopspack_transformer_config, flopspack.TransformerConfig),
+        (capi.flopspack_stats_summary, flopspack.StatsSummary),
+        (capi.flopspack_stats_tail, flopspack.StatsTail),
+        (capi.flopspack_stats_comparison, flopspack.StatsComparison),
+        (capi.flopspack_simulate_summary, flopspack.SimulationSummary),
     ):
         c_fields = {n for n, v in vars(swig).items()
                     if isinstance(v, property) and n not in ("struct_size", "thisown")}
+        if mirror is flopspack.StatsComparison:  # arrays read through level_at() etc.
+            c_fields |= {"levels", "quantiles_a", "quantiles_b"}
         assert c_fields == {f.name for f in dataclasses.fields(mirror)}, mirror.__name__

@@ -1,0 +1,167 @@
+"""The straggler emulator (docs/straggler-emulator.md): the throughput a
+dataset loses to stragglers and padding at N GPUs under a packing policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Callable, NamedTuple, Optional
+
+import numpy as np
+
+from . import _arrays
+from . import capi as _capi
+from ._cost import CostModel
+from ._handle import Handle
+from ._stats import Stats
+
+ProgressFn = Callable[[int, int], Any]
+
+
+class SimPolicy(enum.IntEnum):
+    RANDOM = _capi.FLOPSPACK_SIM_RANDOM
+    TOKEN_BALANCED = _capi.FLOPSPACK_SIM_TOKEN_BALANCED
+    BUCKETS = _capi.FLOPSPACK_SIM_BUCKETS
+    PLANNER_DOCUMENTS = _capi.FLOPSPACK_SIM_PLANNER_DOCUMENTS
+    PLANNER_RANDOM = _capi.FLOPSPACK_SIM_PLANNER_RANDOM
+    PLANNER_TOKENS = _capi.FLOPSPACK_SIM_PLANNER_TOKENS
+    PLANNER_SEQUENCES = _capi.FLOPSPACK_SIM_PLANNER_SEQUENCES
+
+
+class SimSeries(enum.IntEnum):
+    STEP_TIME = _capi.FLOPSPACK_SIM_SERIES_STEP_TIME
+    MEAN_RANK_COST = _capi.FLOPSPACK_SIM_SERIES_MEAN_RANK_COST
+    BALANCE_EFFICIENCY = _capi.FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY
+    FILL = _capi.FLOPSPACK_SIM_SERIES_FILL
+    PADDING_EFFICIENCY = _capi.FLOPSPACK_SIM_SERIES_PADDING_EFFICIENCY
+    REAL_TOKENS = _capi.FLOPSPACK_SIM_SERIES_REAL_TOKENS
+
+
+@dataclasses.dataclass(frozen=True)
+class SimulationSummary:
+    """flopspack_simulate_summary."""
+
+    num_steps: int
+    num_ranks: int
+    microbatches_per_rank: int
+    documents_drawn: int
+    epochs: int
+    mean_balance_efficiency: float
+    p5_balance_efficiency: float
+    p50_balance_efficiency: float
+    p95_balance_efficiency: float
+    mean_fill: float
+    mean_padding_efficiency: float
+    relative_throughput: float
+    mean_step_time: float
+    predicted_efficiency: float
+    real_tokens: int
+    computed_tokens: int
+
+
+def _options(**fields: Any) -> Any:
+    o = _capi.flopspack_simulate_options()  # library defaults
+    for name, value in fields.items():
+        if value is not None:
+            setattr(o, name, int(value))
+    return o
+
+
+class Simulation(Handle):
+    """flopspack_simulate_result: the figures of one simulated run."""
+
+    __slots__ = ()
+    _delete = _capi.flopspack_simulate_result.__swig_destroy__
+
+    @property
+    def summary(self) -> SimulationSummary:
+        c = _capi.flopspack_simulate_result_summary(self._handle)
+        return SimulationSummary(
+            **{f.name: getattr(c, f.name) for f in dataclasses.fields(SimulationSummary)}
+        )
+
+    def series(self, kind: SimSeries) -> np.ndarray:
+        """One value per step (needs record_steps=True)."""
+        h = self._handle
+        n = _capi.flopspack_swig_simulate_series_size(h, int(kind))
+        out = np.empty(n, dtype=np.float64)
+        _capi.flopspack_swig_simulate_series(h, int(kind), out)
+        return out
+
+    def pieces(self) -> Stats:
+        """Statistics of the document pieces the ranks actually saw."""
+        return Stats(_handle=_capi.flopspack_simulate_result_pieces(self._handle))
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<flopspack.Simulation closed>"
+        s = self.summary
+        return (
+            f"<flopspack.Simulation ranks={s.num_ranks} steps={s.num_steps} "
+            f"throughput={s.relative_throughput:.4f} balance={s.mean_balance_efficiency:.4f}>"
+        )
+
+
+def simulate(
+    lengths: Any,
+    model: CostModel,
+    *,
+    policy: SimPolicy = SimPolicy.RANDOM,
+    num_ranks: Optional[int] = None,
+    microbatches_per_rank: Optional[int] = None,
+    tokens_per_microbatch: Optional[int] = None,
+    max_tokens_per_microbatch: Optional[int] = None,
+    num_steps: Optional[int] = None,
+    seed: Optional[int] = None,
+    record_steps: bool = False,
+    progress: Optional[ProgressFn] = None,
+) -> Simulation:
+    """Simulates a training run; options left None take the library's
+    defaults. progress(done, total) is called after every step; returning
+    False (or raising) cancels with CancelledError."""
+    o = _options(
+        policy=policy, num_ranks=num_ranks, microbatches_per_rank=microbatches_per_rank,
+        tokens_per_microbatch=tokens_per_microbatch,
+        max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
+        record_steps=int(bool(record_steps)),
+    )
+    h = _capi.flopspack_py_simulate(_arrays.lengths(lengths), model._handle, o, progress)
+    return Simulation(h)
+
+
+class Sweep(NamedTuple):
+    """Efficiency versus GPUs, one entry per rank count."""
+
+    rank_counts: np.ndarray
+    sampled_efficiency: np.ndarray
+    predicted_efficiency: np.ndarray
+    relative_throughput: np.ndarray
+
+
+def simulate_sweep(
+    lengths: Any,
+    model: CostModel,
+    rank_counts: Any,
+    *,
+    policy: SimPolicy = SimPolicy.RANDOM,
+    microbatches_per_rank: Optional[int] = None,
+    tokens_per_microbatch: Optional[int] = None,
+    max_tokens_per_microbatch: Optional[int] = None,
+    num_steps: Optional[int] = None,
+    seed: Optional[int] = None,
+    progress: Optional[ProgressFn] = None,
+) -> Sweep:
+    """Simulates at each rank count (see flopspack_simulate_sweep)."""
+    o = _options(
+        policy=policy, microbatches_per_rank=microbatches_per_rank,
+        tokens_per_microbatch=tokens_per_microbatch,
+        max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
+    )
+    counts = _arrays.offsets(rank_counts, "rank_counts")
+    sampled = np.empty(len(counts), dtype=np.float64)
+    predicted = np.empty(len(counts), dtype=np.float64)
+    relative = np.empty(len(counts), dtype=np.float64)
+    _capi.flopspack_py_simulate_sweep(
+        _arrays.lengths(lengths), model._handle, o, progress, counts, sampled, predicted, relative
+    )
+    return Sweep(counts.astype(np.int64), sampled, predicted, relative)

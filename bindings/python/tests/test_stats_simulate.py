@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+
+import flopspack
+
+MODEL = flopspack.CostModel.polynomial(0, 0, 1, 1e-4)
+L = (np.random.default_rng(1).lognormal(7, 1, size=5000).astype(np.int64) + 1)
+
+
+def test_summary_quantiles_and_cdf_match_numpy():
+    s = flopspack.Stats(L, MODEL)
+    m = s.summary
+    assert (m.count, m.tokens, m.min, m.max) == (len(L), int(L.sum()), int(L.min()), int(L.max()))
+    assert m.mean == pytest.approx(L.mean()) and m.stddev == pytest.approx(L.std())
+    assert m.distinct_lengths == len(np.unique(L)) and len(s) == len(L)
+    for q in (0.0, 0.1, 0.5, 0.9, 0.99, 1.0):
+        # lower empirical quantile: smallest x with CDF(x) >= q
+        want = np.sort(L)[max(int(np.ceil(q * len(L))) - 1, 0)]
+        assert s.quantile(q) == want
+    assert s.cdf(1000) == pytest.approx((L <= 1000).mean())
+    assert s.cdf(1000, flopspack.Weighting.TOKENS) == pytest.approx(L[L <= 1000].sum() / L.sum())
+    tail = s.tail(m.p99)
+    assert tail.documents == int((L > m.p99).sum()) and tail.tokens == int(L[L > m.p99].sum())
+    edges, weights = s.histogram()
+    assert weights.sum() == len(L) and np.all(np.diff(edges) > 0)
+
+
+def test_expected_max_matches_the_closed_form():
+    s = flopspack.Stats([1, 2, 3, 4])  # without a model: the length
+    # E[max of 2 draws] from uniform {1..4}: sum_k k (k^2 - (k-1)^2) / 16
+    assert s.expected_max(2) == pytest.approx(sum(k * (k * k - (k - 1) ** 2) for k in range(1, 5)) / 16)
+    with pytest.raises(flopspack.InvalidArgumentError):
+        s.expected_max(0)
+
+
+def test_merge_and_entries_round_trip_exactly():
+    a, b = flopspack.Stats(L[:2000], MODEL), flopspack.Stats(L[2000:], MODEL)
+    whole = flopspack.Stats(L, MODEL)
+    assert a.merge(b).summary == whole.summary
+    lengths, counts = whole.entries()
+    assert counts.sum() == len(L) and np.all(np.diff(lengths) > 0)
+    assert flopspack.Stats.from_histogram(lengths, counts, MODEL).summary == whole.summary
+    c = a.compare(b)
+    assert c.levels[0] == 0.5 and len(c.quantiles_a) == 6 and 0 <= c.ks_distance <= 1
+    assert a.ks_distance(a) == 0.0
+    with pytest.raises(flopspack.InvalidArgumentError):
+        a.merge(flopspack.Stats(L[:10]))  # with and without a model
+    with pytest.raises(flopspack.InvalidArgumentError, match="counts has 1 entries for 2 lengths"):
+        flopspack.Stats.from_histogram([1, 2], [5])
+
+
+def test_stats_errors_and_close():
+    with pytest.raises(flopspack.InvalidArgumentError, match=r"lengths\[1\] = 0"):
+        flopspack.Stats([5, 0])
+    s = flopspack.Stats([5, 6])
+    with pytest.raises(flopspack.InvalidArgumentError):
+        s.quantile(1.5)
+    s.close()
+    with pytest.raises(flopspack.ClosedError):
+        s.summary
+
+
+def test_simulate_series_progress_and_cancel():
+    sim = flopspack.simulate(L, MODEL, num_ranks=16, num_steps=12, record_steps=True, seed=3)
+    s = sim.summary
+    assert s.num_steps == 12 and s.num_ranks == 16 and 0 < s.relative_throughput <= 1
+    balance = sim.series(flopspack.SimSeries.BALANCE_EFFICIENCY)
+    assert balance.shape == (12,) and balance.mean() == pytest.approx(s.mean_balance_efficiency)
+    assert len(sim.pieces()) > 0
+    seen = []
+    flopspack.simulate(L, MODEL, num_ranks=16, num_steps=7, progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(d, 7) for d in range(1, 8)]
+    with pytest.raises(flopspack.CancelledError):
+        flopspack.simulate(L, MODEL, num_steps=7, progress=lambda d, t: d < 3)
+    with pytest.raises(flopspack.CancelledError) as info:
+        flopspack.simulate(L, MODEL, num_steps=7, progress=lambda d, t: {}["boom"])
+    assert isinstance(info.value.__cause__, KeyError)
+    no_series = flopspack.simulate(L, MODEL, num_steps=3)
+    with pytest.raises(flopspack.InvalidArgumentError):
+        no_series.series(flopspack.SimSeries.FILL)
+    again = flopspack.simulate(L, MODEL, num_ranks=16, num_steps=12, record_steps=True, seed=3)
+    assert again.summary == s  # deterministic for a seed
+
+
+def test_sweep():
+    sweep = flopspack.simulate_sweep(L, MODEL, [4, 32, 256], num_steps=5)
+    assert sweep.rank_counts.tolist() == [4, 32, 256]
+    assert np.all((0 < sweep.sampled_efficiency) & (sweep.sampled_efficiency <= 1))
+    with pytest.raises(flopspack.InvalidArgumentError):
+        flopspack.simulate(L, MODEL, num_ranks=0)
