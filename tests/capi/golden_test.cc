@@ -30,9 +30,11 @@ uint64_t Bits(double d) {
   return b;
 }
 
-// Equal to the last bit (a golden double is exact, not approximate).
+// Equal to the last bit (a golden double is exact, not approximate); NaN
+// (written "nan": a figure that does not apply) matches NaN.
+bool SameDouble(double a, double b) { return (a != a && b != b) || Bits(a) == Bits(b); }
 #define EXPECT_SAME_DOUBLE(actual, expected) \
-  EXPECT_EQ(Bits(actual), Bits(expected)) << (actual) << " vs " << (expected)
+  EXPECT_TRUE(SameDouble(actual, expected)) << (actual) << " vs " << (expected)
 
 void ExpectPlan(const flopspack_plan* plan, const Value& want, const std::string& where) {
   SCOPED_TRACE(where);
@@ -388,5 +390,178 @@ TEST(GoldenTest, PackAndBalance) {
     flopspack_plan_destroy(plan);
   }
 }
+
+// Compares an output struct with the file, field by field.
+#define GOLDEN_CHECK_FIELD(field, kind)                                     \
+  if (#kind[0] == 'd') {                                                    \
+    EXPECT_SAME_DOUBLE(double(v.field), want[#field].AsDouble()) << #field; \
+  } else {                                                                  \
+    EXPECT_EQ(int64_t(v.field), want[#field].AsInt()) << #field;            \
+  }
+
+void ExpectStatsSummary(const flopspack_stats* stats, const Value& want) {
+  flopspack_stats_summary v;
+  v.struct_size = sizeof(v);
+  ASSERT_EQ(flopspack_stats_summarize(stats, &v), FLOPSPACK_OK);
+  FLOPSPACK_GOLDEN_STATS_SUMMARY(GOLDEN_CHECK_FIELD)
+}
+
+TEST(GoldenTest, StatsAndSimulate) {
+  const Value file = Load("stats_simulate.json");
+  ASSERT_GE(file["cases"].items.size(), 5u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    flopspack_cost_model* model = golden::MakeModel(c["model"]);
+    const std::vector<int64_t> lengths = c["lengths"].AsInts();
+    if (c["op"].text == "stats") {
+      const std::vector<int64_t> other = c["other"].AsInts();
+      flopspack_stats* stats = nullptr;
+      flopspack_stats* b = nullptr;
+      ASSERT_EQ(flopspack_stats_create(lengths.data(), lengths.size(), model, &stats),
+                FLOPSPACK_OK);
+      ASSERT_EQ(flopspack_stats_create(other.data(), other.size(), model, &b), FLOPSPACK_OK);
+      ExpectStatsSummary(stats, c["summary"]);
+      const std::vector<double> levels = c["levels"].AsDoubles();
+      for (size_t i = 0; i < levels.size(); ++i) {
+        const std::vector<double> want = c["quantiles"].items[i].AsDoubles();
+        for (size_t weighting = 0; weighting < want.size(); ++weighting) {
+          double q = 0;
+          ASSERT_EQ(flopspack_stats_weighted_quantile(stats, int(weighting), levels[i], &q),
+                    FLOPSPACK_OK);
+          EXPECT_SAME_DOUBLE(q, want[weighting]);
+        }
+      }
+      const std::vector<int64_t> at = c["cdf_at"].AsInts();
+      for (size_t i = 0; i < at.size(); ++i) {
+        const std::vector<double> want = c["cdf"].items[i].AsDoubles();
+        for (size_t weighting = 0; weighting < want.size(); ++weighting) {
+          double x = 0;
+          ASSERT_EQ(flopspack_stats_cdf(stats, int(weighting), at[i], &x), FLOPSPACK_OK);
+          EXPECT_SAME_DOUBLE(x, want[weighting]);
+        }
+      }
+      for (const Value& h : c["histograms"].items) {
+        flopspack_histogram_options o;
+        flopspack_histogram_options_init(&o);
+        o.binning = static_cast<int32_t>(h["binning"].AsInt());
+        o.weighting = static_cast<int32_t>(h["weighting"].AsInt());
+        o.normalized = static_cast<int32_t>(h["normalized"].AsInt());
+        const std::vector<int64_t> want_edges = h["upper_edges"].AsInts();
+        const std::vector<double> want_weights = h["weights"].AsDoubles();
+        std::vector<int64_t> edges(want_edges.size());
+        std::vector<double> weights(want_weights.size());
+        size_t bins = 0;
+        ASSERT_EQ(
+            flopspack_stats_histogram(stats, &o, edges.data(), weights.data(), edges.size(), &bins),
+            FLOPSPACK_OK);
+        EXPECT_EQ(bins, want_edges.size());
+        EXPECT_EQ(edges, want_edges);
+        for (size_t i = 0; i < weights.size(); ++i) EXPECT_SAME_DOUBLE(weights[i], want_weights[i]);
+      }
+      for (const Value& want : c["tails"].items) {
+        flopspack_stats_tail v;
+        v.struct_size = sizeof(v);
+        ASSERT_EQ(flopspack_stats_tail_share(stats, want["threshold"].AsInt(), &v), FLOPSPACK_OK);
+        FLOPSPACK_GOLDEN_STATS_TAIL(GOLDEN_CHECK_FIELD)
+      }
+      const std::vector<int64_t> draws = c["draws"].AsInts();
+      const std::vector<double> maxima = c["expected_max"].AsDoubles();
+      for (size_t i = 0; i < draws.size(); ++i) {
+        double m = 0;
+        ASSERT_EQ(flopspack_stats_expected_max(stats, uint64_t(draws[i]), &m), FLOPSPACK_OK);
+        EXPECT_SAME_DOUBLE(m, maxima[i]);
+      }
+      for (size_t weighting = 0; weighting < c["ks"].items.size(); ++weighting) {
+        const Value& want = c["ks"].items[weighting];
+        double d = 0;
+        int64_t length = 0;
+        ASSERT_EQ(flopspack_stats_ks_distance_weighted(stats, b, int(weighting), &d, &length),
+                  FLOPSPACK_OK);
+        EXPECT_SAME_DOUBLE(d, want.items[0].AsDouble());
+        EXPECT_EQ(length, want.items[1].AsInt());
+      }
+      {
+        flopspack_stats_comparison v;
+        v.struct_size = sizeof(v);
+        ASSERT_EQ(flopspack_stats_compare(stats, b, &v), FLOPSPACK_OK);
+        const Value& want = c["comparison"];
+        FLOPSPACK_GOLDEN_STATS_COMPARISON(GOLDEN_CHECK_FIELD)
+        const std::vector<double> want_levels = want["levels"].AsDoubles();
+        for (size_t i = 0; i < FLOPSPACK_STATS_COMPARE_LEVELS; ++i) {
+          EXPECT_SAME_DOUBLE(v.levels[i], want_levels[i]);
+          EXPECT_EQ(v.quantiles_a[i], want["quantiles_a"].items[i].AsInt());
+          EXPECT_EQ(v.quantiles_b[i], want["quantiles_b"].items[i].AsInt());
+        }
+      }
+      const std::vector<int64_t> want_lengths = c["entries"]["lengths"].AsInts();
+      std::vector<int64_t> distinct(want_lengths.size());
+      std::vector<uint64_t> counts(want_lengths.size());
+      size_t n = 0;
+      ASSERT_EQ(flopspack_stats_entries(stats, distinct.data(), counts.data(), distinct.size(), &n),
+                FLOPSPACK_OK);
+      EXPECT_EQ(distinct, want_lengths);
+      for (size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(int64_t(counts[i]), c["entries"]["counts"].items[i].AsInt());
+      }
+      flopspack_stats_destroy(stats);
+      flopspack_stats_destroy(b);
+      flopspack_cost_model_destroy(model);
+      continue;
+    }
+    ASSERT_EQ(c["op"].text, "simulate");
+    const Value& o = c["options"];
+    flopspack_simulate_options options;
+    flopspack_simulate_options_init(&options);
+    options.policy = static_cast<int32_t>(o["policy"].AsInt());
+    options.num_ranks = uint64_t(o["num_ranks"].AsInt());
+    options.microbatches_per_rank = uint64_t(o["microbatches_per_rank"].AsInt());
+    options.tokens_per_microbatch = o["tokens_per_microbatch"].AsInt();
+    options.max_tokens_per_microbatch = o["max_tokens_per_microbatch"].AsInt();
+    options.num_steps = uint64_t(o["num_steps"].AsInt());
+    options.seed = uint64_t(o["seed"].AsInt());
+    options.record_steps = 1;
+    flopspack_simulate_result* result = nullptr;
+    ASSERT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, &options, &result),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    {
+      flopspack_simulate_summary v;
+      v.struct_size = sizeof(v);
+      ASSERT_EQ(flopspack_simulate_result_summary(result, &v), FLOPSPACK_OK);
+      const Value& want = c["summary"];
+      FLOPSPACK_GOLDEN_SIMULATE_SUMMARY(GOLDEN_CHECK_FIELD)
+    }
+    for (size_t series = 0; series < c["series"].items.size(); ++series) {
+      const std::vector<double> want = c["series"].items[series].AsDoubles();
+      std::vector<double> values(want.size());
+      size_t n = 0;
+      ASSERT_EQ(
+          flopspack_simulate_result_series(result, int(series), values.data(), values.size(), &n),
+          FLOPSPACK_OK);
+      ASSERT_EQ(n, want.size());
+      for (size_t i = 0; i < n; ++i) EXPECT_SAME_DOUBLE(values[i], want[i]);
+    }
+    flopspack_stats* pieces = nullptr;
+    ASSERT_EQ(flopspack_simulate_result_pieces(result, &pieces), FLOPSPACK_OK);
+    ExpectStatsSummary(pieces, c["pieces_summary"]);
+    flopspack_stats_destroy(pieces);
+    const Value& sweep = c["sweep"];
+    std::vector<uint64_t> counts;
+    for (int64_t k : sweep["rank_counts"].AsInts()) counts.push_back(uint64_t(k));
+    std::vector<double> sampled(counts.size()), predicted(counts.size()), relative(counts.size());
+    ASSERT_EQ(
+        flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &options, counts.data(),
+                                 counts.size(), sampled.data(), predicted.data(), relative.data()),
+        FLOPSPACK_OK);
+    for (size_t i = 0; i < counts.size(); ++i) {
+      EXPECT_SAME_DOUBLE(sampled[i], sweep["sampled_efficiency"].items[i].AsDouble());
+      EXPECT_SAME_DOUBLE(predicted[i], sweep["predicted_efficiency"].items[i].AsDouble());
+      EXPECT_SAME_DOUBLE(relative[i], sweep["relative_throughput"].items[i].AsDouble());
+    }
+    flopspack_simulate_result_destroy(result);
+    flopspack_cost_model_destroy(model);
+  }
+}
+#undef GOLDEN_CHECK_FIELD
 
 }  // namespace

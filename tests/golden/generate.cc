@@ -545,6 +545,249 @@ std::string PackBalance() {
   return w.out;
 }
 
+// Writes the fields of an output struct listed by a FLOPSPACK_GOLDEN_* macro.
+#define GOLDEN_STRUCT_FIELD(field, kind) \
+  w.Raw(sep);                            \
+  sep = ", ";                            \
+  w.Key(#field);                         \
+  if (#kind[0] == 'd') {                 \
+    w.Double(double(v.field));           \
+  } else if (#kind[0] == 'i') {          \
+    w.Int(int64_t(v.field));             \
+  } else {                               \
+    w.UInt(uint64_t(v.field));           \
+  }
+
+void WriteStatsCase(Writer& w, const std::string& name, const std::string& model_text,
+                    const std::vector<int64_t>& lengths, const std::vector<int64_t>& other) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  flopspack_stats* stats = nullptr;
+  flopspack_stats* b = nullptr;
+  Check(flopspack_stats_create(lengths.data(), lengths.size(), model, &stats), "stats");
+  Check(flopspack_stats_create(other.data(), other.size(), model, &b), "stats b");
+  const bool has_model = model != nullptr;
+  flopspack_cost_model_destroy(model);
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"stats\",\n     \"model\": " + model_text + ",\n     \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(",\n     \"other\": ");
+  w.Ints(other);
+  {
+    flopspack_stats_summary v;
+    v.struct_size = sizeof(v);
+    Check(flopspack_stats_summarize(stats, &v), "summary");
+    const char* sep = "";
+    w.Raw(",\n     \"summary\": {");
+    FLOPSPACK_GOLDEN_STATS_SUMMARY(GOLDEN_STRUCT_FIELD)
+    w.Raw("}");
+  }
+  const std::vector<double> levels = {0, 0.1, 0.5, 0.9, 0.99, 1};
+  const int max_weighting = has_model ? 3 : 2;
+  w.Raw(",\n     \"quantiles\": [");
+  for (size_t i = 0; i < levels.size(); ++i) {
+    w.Raw(i ? ", [" : "[");
+    for (int weighting = 0; weighting < max_weighting; ++weighting) {
+      double q = 0;
+      Check(flopspack_stats_weighted_quantile(stats, weighting, levels[i], &q), "quantile");
+      if (weighting) w.Raw(", ");
+      w.Double(q);
+    }
+    w.Raw("]");
+  }
+  w.Raw("], \"levels\": ");
+  w.Doubles(levels);
+  const std::vector<int64_t> at = {1, 100, 1000, 5000, 100000};
+  w.Raw(",\n     \"cdf_at\": ");
+  w.Ints(at);
+  w.Raw(", \"cdf\": [");
+  for (size_t i = 0; i < at.size(); ++i) {
+    w.Raw(i ? ", [" : "[");
+    for (int weighting = 0; weighting < max_weighting; ++weighting) {
+      double c = 0;
+      Check(flopspack_stats_cdf(stats, weighting, at[i], &c), "cdf");
+      if (weighting) w.Raw(", ");
+      w.Double(c);
+    }
+    w.Raw("]");
+  }
+  w.Raw("],\n     \"histograms\": [");
+  for (int h = 0; h < 2; ++h) {
+    flopspack_histogram_options o;
+    flopspack_histogram_options_init(&o);
+    o.binning = h == 0 ? FLOPSPACK_STATS_BINS_LOG2 : FLOPSPACK_STATS_BINS_LINEAR;
+    o.weighting = h == 0 ? FLOPSPACK_STATS_WEIGHT_COUNT : FLOPSPACK_STATS_WEIGHT_TOKENS;
+    o.normalized = h;
+    size_t bins = 0;
+    Check(flopspack_stats_histogram(stats, &o, nullptr, nullptr, 0, &bins), "bins");
+    std::vector<int64_t> edges(bins);
+    std::vector<double> weights(bins);
+    Check(flopspack_stats_histogram(stats, &o, edges.data(), weights.data(), bins, &bins),
+          "histogram");
+    w.Raw(h ? ",\n       {" : "\n       {");
+    w.Raw("\"binning\": " + std::to_string(o.binning) +
+          ", \"weighting\": " + std::to_string(o.weighting) +
+          ", \"normalized\": " + std::to_string(o.normalized) + ", \"upper_edges\": ");
+    w.Ints(edges);
+    w.Raw(", \"weights\": ");
+    w.Doubles(weights);
+    w.Raw("}");
+  }
+  w.Raw("],\n     \"tails\": [");
+  const std::vector<int64_t> thresholds = {0, 1000, 8000};
+  for (size_t i = 0; i < thresholds.size(); ++i) {
+    flopspack_stats_tail v;
+    v.struct_size = sizeof(v);
+    Check(flopspack_stats_tail_share(stats, thresholds[i], &v), "tail");
+    const char* sep = "";
+    w.Raw(i ? ", {\"threshold\": " : "{\"threshold\": ");
+    w.Int(thresholds[i]);
+    w.Raw(", ");
+    FLOPSPACK_GOLDEN_STATS_TAIL(GOLDEN_STRUCT_FIELD)
+    w.Raw("}");
+  }
+  const std::vector<uint64_t> draws = {1, 8, 1000, 1000000};
+  w.Raw("],\n     \"draws\": ");
+  w.Ints(draws);
+  std::vector<double> maxima;
+  for (uint64_t d : draws) {
+    double m = 0;
+    Check(flopspack_stats_expected_max(stats, d, &m), "expected_max");
+    maxima.push_back(m);
+  }
+  w.Raw(", \"expected_max\": ");
+  w.Doubles(maxima);
+  w.Raw(",\n     \"ks\": [");
+  for (int weighting = 0; weighting < max_weighting; ++weighting) {
+    double d = 0;
+    int64_t length = 0;
+    Check(flopspack_stats_ks_distance_weighted(stats, b, weighting, &d, &length), "ks");
+    w.Raw(weighting ? ", [" : "[");
+    w.Double(d);
+    w.Raw(", " + std::to_string(length) + "]");
+  }
+  {
+    flopspack_stats_comparison v;
+    v.struct_size = sizeof(v);
+    Check(flopspack_stats_compare(stats, b, &v), "compare");
+    const char* sep = "";
+    w.Raw("],\n     \"comparison\": {");
+    FLOPSPACK_GOLDEN_STATS_COMPARISON(GOLDEN_STRUCT_FIELD)
+    w.Raw(", \"levels\": ");
+    w.Doubles(std::vector<double>(v.levels, v.levels + FLOPSPACK_STATS_COMPARE_LEVELS));
+    w.Raw(", \"quantiles_a\": ");
+    w.Ints(std::vector<int64_t>(v.quantiles_a, v.quantiles_a + FLOPSPACK_STATS_COMPARE_LEVELS));
+    w.Raw(", \"quantiles_b\": ");
+    w.Ints(std::vector<int64_t>(v.quantiles_b, v.quantiles_b + FLOPSPACK_STATS_COMPARE_LEVELS));
+    w.Raw("}");
+  }
+  size_t n = 0;
+  Check(flopspack_stats_entries(stats, nullptr, nullptr, 0, &n), "entries size");
+  std::vector<int64_t> distinct(n);
+  std::vector<uint64_t> counts(n);
+  Check(flopspack_stats_entries(stats, distinct.data(), counts.data(), n, &n), "entries");
+  w.Raw(",\n     \"entries\": {\"lengths\": ");
+  w.Ints(distinct);
+  w.Raw(", \"counts\": ");
+  w.Ints(counts);
+  w.Raw("}}");
+  flopspack_stats_destroy(stats);
+  flopspack_stats_destroy(b);
+}
+
+void WriteSimulateCase(Writer& w, const std::string& name, const std::string& model_text,
+                       int policy, uint64_t ranks, uint64_t microbatches, int64_t tokens,
+                       int64_t cap, uint64_t steps, uint64_t seed,
+                       const std::vector<int64_t>& lengths) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.policy = policy;
+  o.num_ranks = ranks;
+  o.microbatches_per_rank = microbatches;
+  o.tokens_per_microbatch = tokens;
+  o.max_tokens_per_microbatch = cap;
+  o.num_steps = steps;
+  o.seed = seed;
+  o.record_steps = 1;
+  flopspack_simulate_result* result = nullptr;
+  Check(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &result), "simulate");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"simulate\",\n     \"model\": " + model_text +
+        ",\n     \"options\": {\"policy\": " + std::to_string(policy) + ", \"num_ranks\": " +
+        std::to_string(ranks) + ", \"microbatches_per_rank\": " + std::to_string(microbatches) +
+        ", \"tokens_per_microbatch\": " + std::to_string(tokens) +
+        ", \"max_tokens_per_microbatch\": " + std::to_string(cap) + ", \"num_steps\": " +
+        std::to_string(steps) + ", \"seed\": " + std::to_string(seed) + "},\n     \"lengths\": ");
+  w.Ints(lengths);
+  {
+    flopspack_simulate_summary v;
+    v.struct_size = sizeof(v);
+    Check(flopspack_simulate_result_summary(result, &v), "summary");
+    const char* sep = "";
+    w.Raw(",\n     \"summary\": {");
+    FLOPSPACK_GOLDEN_SIMULATE_SUMMARY(GOLDEN_STRUCT_FIELD)
+    w.Raw("}");
+  }
+  w.Raw(",\n     \"series\": [");
+  for (int series = 0; series <= FLOPSPACK_SIM_SERIES_REAL_TOKENS; ++series) {
+    size_t n = 0;
+    Check(flopspack_simulate_result_series(result, series, nullptr, 0, &n), "series size");
+    std::vector<double> values(n);
+    Check(flopspack_simulate_result_series(result, series, values.data(), n, &n), "series");
+    w.Raw(series ? ",\n       " : "\n       ");
+    w.Doubles(values);
+  }
+  flopspack_stats* pieces = nullptr;
+  Check(flopspack_simulate_result_pieces(result, &pieces), "pieces");
+  flopspack_stats_summary v;
+  v.struct_size = sizeof(v);
+  Check(flopspack_stats_summarize(pieces, &v), "pieces summary");
+  const char* sep = "";
+  w.Raw("],\n     \"pieces_summary\": {");
+  FLOPSPACK_GOLDEN_STATS_SUMMARY(GOLDEN_STRUCT_FIELD)
+  w.Raw("}");
+  flopspack_stats_destroy(pieces);
+  const std::vector<uint64_t> counts = {2, 8, 32};
+  std::vector<double> sampled(3), predicted(3), relative(3);
+  o.num_steps = steps;
+  Check(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts.data(), 3,
+                                 sampled.data(), predicted.data(), relative.data()),
+        "sweep");
+  w.Raw(",\n     \"sweep\": {\"rank_counts\": ");
+  w.Ints(counts);
+  w.Raw(", \"sampled_efficiency\": ");
+  w.Doubles(sampled);
+  w.Raw(", \"predicted_efficiency\": ");
+  w.Doubles(predicted);
+  w.Raw(", \"relative_throughput\": ");
+  w.Doubles(relative);
+  w.Raw("}}");
+  flopspack_simulate_result_destroy(result);
+  flopspack_cost_model_destroy(model);
+}
+#undef GOLDEN_STRUCT_FIELD
+
+std::string StatsAndSimulate() {
+  Writer w;
+  const std::string quadratic = Polynomial(0, 0, 1, 1.0 / 8192);
+  WriteStatsCase(w, "stats/with-model", quadratic, Lengths(400, 12000, 51), Lengths(300, 9000, 52));
+  w.Raw(",\n");
+  WriteStatsCase(w, "stats/without-model", "null", Lengths(250, 3000, 53), Lengths(250, 3500, 54));
+  w.Raw(",\n");
+  const std::vector<int64_t> docs = Lengths(300, 6000, 55);
+  WriteSimulateCase(w, "simulate/random", quadratic, FLOPSPACK_SIM_RANDOM, 8, 2, 4096, 0, 6, 1,
+                    docs);
+  w.Raw(",\n");
+  WriteSimulateCase(w, "simulate/buckets", quadratic, FLOPSPACK_SIM_BUCKETS, 4, 1, 8192, 0, 5, 2,
+                    docs);
+  w.Raw(",\n");
+  WriteSimulateCase(w, "simulate/planner-documents", quadratic, FLOPSPACK_SIM_PLANNER_DOCUMENTS, 4,
+                    2, 4096, 6144, 5, 3, docs);
+  return w.out;
+}
+
 struct StepSpec {
   uint32_t num_ranks = 1, microbatches_per_rank = 0;
   int algorithm = FLOPSPACK_STEP_DOCUMENTS;
@@ -768,6 +1011,7 @@ int main(int argc, char** argv) {
     Save(argv[1], "buckets.json", "buckets", Buckets());
     Save(argv[1], "step_planner.json", "step", StepPlanner());
     Save(argv[1], "pack_balance.json", "pack", PackBalance());
+    Save(argv[1], "stats_simulate.json", "stats", StatsAndSimulate());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

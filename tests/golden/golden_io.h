@@ -36,6 +36,29 @@
   X(documents_pushed, u) X(pieces_held, u) X(sequences_emitted, u)              \
   X(tokens_emitted, i) X(split_documents, u) X(truncated_documents, u)          \
   X(truncated_tokens, i)
+
+#define FLOPSPACK_GOLDEN_STATS_SUMMARY(X)                                       \
+  X(count, u) X(distinct_lengths, u) X(tokens, i) X(mean, d) X(stddev, d)       \
+  X(min, i) X(max, i) X(p50, i) X(p90, i) X(p99, i) X(p999, i) X(has_cost, i)   \
+  X(total_cost, d) X(mean_cost, d) X(max_cost, d)
+
+#define FLOPSPACK_GOLDEN_STATS_TAIL(X)                                          \
+  X(documents, u) X(tokens, i) X(cost, d) X(document_share, d)                  \
+  X(token_share, d) X(cost_share, d)
+
+#define FLOPSPACK_GOLDEN_STATS_COMPARISON(X)                                    \
+  X(ks_distance, d) X(ks_length, i) X(ks_distance_tokens, d)                    \
+  X(ks_length_tokens, i) X(first_divergent_level, d) X(tail_threshold, i)       \
+  X(token_share_above_a, d) X(token_share_above_b, d)                           \
+  X(cost_share_above_a, d) X(cost_share_above_b, d)
+
+#define FLOPSPACK_GOLDEN_SIMULATE_SUMMARY(X)                                    \
+  X(num_steps, u) X(num_ranks, u) X(microbatches_per_rank, u)                   \
+  X(documents_drawn, u) X(epochs, u) X(mean_balance_efficiency, d)              \
+  X(p5_balance_efficiency, d) X(p50_balance_efficiency, d)                      \
+  X(p95_balance_efficiency, d) X(mean_fill, d) X(mean_padding_efficiency, d)    \
+  X(relative_throughput, d) X(mean_step_time, d) X(predicted_efficiency, d)     \
+  X(real_tokens, i) X(computed_tokens, i)
 // clang-format on
 
 namespace golden {
@@ -98,6 +121,10 @@ class Writer {
   void Int(int64_t v) { out += std::to_string(v); }
   void UInt(uint64_t v) { out += std::to_string(v); }
   void Double(double v) {
+    if (v != v) {  // NaN (a prediction that does not apply): JSON has none
+      out += "\"nan\"";
+      return;
+    }
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%.17g", v);
     std::string s(buf);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -33,6 +34,7 @@ struct Value {
   bool has(const std::string& key) const { return kind == kObject && fields.count(key) > 0; }
   double AsDouble() const {
     if (kind == kInt) return static_cast<double>(integer);
+    if (kind == kString && text == "nan") return std::numeric_limits<double>::quiet_NaN();
     if (kind != kDouble) throw std::runtime_error("not a number");
     return number;
   }

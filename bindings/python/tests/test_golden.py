@@ -2,6 +2,7 @@
 binding must reproduce every cost, assignment and metric to the last bit."""
 import dataclasses
 import json
+import math
 import struct
 
 import numpy as np
@@ -15,7 +16,20 @@ def bits(x: float) -> int:
 
 
 def same(actual, expected, what=""):
+    if expected == "nan":  # a figure that does not apply
+        assert math.isnan(actual), f"{what}: {actual!r} vs nan"
+        return
     assert bits(actual) == bits(expected), f"{what}: {actual!r} vs {expected!r}"
+
+
+def same_fields(got, want, what):
+    """Every field of a golden struct: ints exactly, floats bit for bit."""
+    got = dataclasses.asdict(got) if dataclasses.is_dataclass(got) else got
+    for name, value in want.items():
+        if isinstance(value, int):
+            assert got[name] == value, f"{what} {name}"
+        else:
+            same(got[name], value, f"{what} {name}")
 
 
 def load(golden_dir, name):
@@ -198,3 +212,62 @@ def test_pack_and_balance(golden_dir):
                                      seed=o["seed"])
         with plan:
             check_plan(plan, case["plan"], case["name"])
+
+
+def test_stats_and_simulate(golden_dir):
+    cases = load(golden_dir, "stats_simulate.json")
+    assert len(cases) >= 5
+    for case in cases:
+        name = case["name"]
+        model = make_model(case["model"])
+        if case["op"] == "stats":
+            s = flopspack.Stats(case["lengths"], model)
+            b = flopspack.Stats(case["other"], model)
+            same_fields(s.summary, case["summary"], name)
+            for level, want in zip(case["levels"], case["quantiles"]):
+                for w, value in enumerate(want):
+                    same(s.quantile(level, flopspack.Weighting(w)), value, f"{name} q{level}")
+            for at, want in zip(case["cdf_at"], case["cdf"]):
+                for w, value in enumerate(want):
+                    same(s.cdf(at, flopspack.Weighting(w)), value, f"{name} cdf{at}")
+            for h in case["histograms"]:
+                edges, weights = s.histogram(flopspack.Binning(h["binning"]),
+                                             flopspack.Weighting(h["weighting"]),
+                                             bool(h["normalized"]))
+                assert edges.tolist() == h["upper_edges"]
+                assert [bits(x) for x in weights] == [bits(x) for x in h["weights"]]
+            for t in case["tails"]:
+                want = {k: v for k, v in t.items() if k != "threshold"}
+                same_fields(s.tail(t["threshold"]), want, f"{name} tail")
+            for draws, value in zip(case["draws"], case["expected_max"]):
+                same(s.expected_max(draws), value, f"{name} max{draws}")
+            for w, (d, length) in enumerate(case["ks"]):
+                got_d, got_length = s.ks_distance_at(b, flopspack.Weighting(w))
+                same(got_d, d, f"{name} ks{w}")
+                assert got_length == length
+            c = dataclasses.asdict(s.compare(b))
+            want = case["comparison"]
+            for key in ("levels", "quantiles_a", "quantiles_b"):
+                assert [bits(x) for x in c.pop(key)] == [bits(x) for x in want[key]], key
+            same_fields(c, {k: v for k, v in want.items() if k not in ("levels", "quantiles_a", "quantiles_b")}, name)
+            lengths, counts = s.entries()
+            assert lengths.tolist() == case["entries"]["lengths"]
+            assert counts.tolist() == case["entries"]["counts"]
+            continue
+        o = case["options"]
+        kwargs = dict(policy=flopspack.SimPolicy(o["policy"]),
+                      microbatches_per_rank=o["microbatches_per_rank"],
+                      tokens_per_microbatch=o["tokens_per_microbatch"],
+                      max_tokens_per_microbatch=o["max_tokens_per_microbatch"],
+                      num_steps=o["num_steps"], seed=o["seed"])
+        sim = flopspack.simulate(case["lengths"], model, num_ranks=o["num_ranks"],
+                                 record_steps=True, **kwargs)
+        same_fields(sim.summary, case["summary"], name)
+        for kind, want in enumerate(case["series"]):
+            got = sim.series(flopspack.SimSeries(kind))
+            assert [bits(x) for x in got] == [bits(x) for x in want], f"{name} series {kind}"
+        same_fields(sim.pieces().summary, case["pieces_summary"], f"{name} pieces")
+        sweep = flopspack.simulate_sweep(case["lengths"], model, case["sweep"]["rank_counts"], **kwargs)
+        for key in ("sampled_efficiency", "predicted_efficiency", "relative_throughput"):
+            for got, want in zip(getattr(sweep, key), case["sweep"][key]):
+                same(got, want, f"{name} sweep {key}")
