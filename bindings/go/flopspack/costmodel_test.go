@@ -222,6 +222,15 @@ func TestStructMirrors(t *testing.T) {
 	totals := capi.NewFlopspack_stream_totals()
 	defer capi.DeleteFlopspack_stream_totals(totals)
 	check("stream totals", totals, reflect.TypeOf(StreamTotals{}))
+	summary := capi.NewFlopspack_stats_summary()
+	defer capi.DeleteFlopspack_stats_summary(summary)
+	check("stats summary", summary, reflect.TypeOf(StatsSummary{}))
+	tail := capi.NewFlopspack_stats_tail()
+	defer capi.DeleteFlopspack_stats_tail(tail)
+	check("stats tail", tail, reflect.TypeOf(StatsTail{}))
+	sim := capi.NewFlopspack_simulate_summary()
+	defer capi.DeleteFlopspack_simulate_summary(sim)
+	check("simulate summary", sim, reflect.TypeOf(SimulationSummary{}))
 }
 
 func countLeafFields(t reflect.Type) int {

@@ -96,6 +96,9 @@ func makeModel(t *testing.T, spec *modelSpec) *CostModel {
 
 func sameBits(t *testing.T, what string, got, want float64) {
 	t.Helper()
+	if math.IsNaN(want) && math.IsNaN(got) {
+		return
+	}
 	if math.Float64bits(got) != math.Float64bits(want) {
 		t.Errorf("%s: %v (%#x) vs %v (%#x)", what, got, math.Float64bits(got), want, math.Float64bits(want))
 	}
@@ -551,5 +554,207 @@ func TestGoldenPackAndBalance(t *testing.T) {
 		}
 		checkPlan(t, c.Name, plan, c.Plan)
 		plan.Close()
+	}
+}
+
+// goldenFloat reads a golden double: a number, or "nan" for a figure that
+// does not apply.
+type goldenFloat float64
+
+func (f *goldenFloat) UnmarshalJSON(b []byte) error {
+	if string(b) == `"nan"` {
+		*f = goldenFloat(math.NaN())
+		return nil
+	}
+	var v float64
+	err := json.Unmarshal(b, &v)
+	*f = goldenFloat(v)
+	return err
+}
+
+// checkFields compares a Go mirror struct with a golden object by name.
+func checkFields(t *testing.T, where string, got interface{}, want map[string]goldenFloat) {
+	t.Helper()
+	v := reflect.ValueOf(got)
+	for name, w := range want {
+		f := v.FieldByNameFunc(func(n string) bool { return fieldMatches(n, name) })
+		if !f.IsValid() {
+			t.Errorf("%s: no field %s", where, name)
+			continue
+		}
+		switch f.Kind() {
+		case reflect.Float64:
+			sameBits(t, where+" "+name, f.Float(), float64(w))
+		case reflect.Int64, reflect.Int32:
+			if float64(f.Int()) != float64(w) {
+				t.Errorf("%s %s: %d vs %v", where, name, f.Int(), w)
+			}
+		case reflect.Uint64:
+			if float64(f.Uint()) != float64(w) {
+				t.Errorf("%s %s: %d vs %v", where, name, f.Uint(), w)
+			}
+		}
+	}
+}
+
+func TestGoldenStatsAndSimulate(t *testing.T) {
+	cases := loadGolden(t, "stats_simulate.json")
+	if len(cases) < 5 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name       string
+			Op         string
+			Model      *modelSpec
+			Lengths    []int64
+			Other      []int64
+			Summary    map[string]goldenFloat
+			Levels     []float64
+			Quantiles  [][]float64
+			CdfAt      []int64 `json:"cdf_at"`
+			Cdf        [][]float64
+			Histograms []struct {
+				Binning, Weighting, Normalized int32
+				UpperEdges                     []int64 `json:"upper_edges"`
+				Weights                        []float64
+			}
+			Tails       []map[string]goldenFloat
+			Draws       []uint64
+			ExpectedMax []float64 `json:"expected_max"`
+			Ks          [][]float64
+			Comparison  map[string]json.RawMessage
+			Entries     struct {
+				Lengths []int64
+				Counts  []uint64
+			}
+			Options struct {
+				Policy                 int32
+				NumRanks               uint64 `json:"num_ranks"`
+				MicrobatchesPerRank    uint64 `json:"microbatches_per_rank"`
+				TokensPerMicrobatch    int64  `json:"tokens_per_microbatch"`
+				MaxTokensPerMicrobatch int64  `json:"max_tokens_per_microbatch"`
+				NumSteps               uint64 `json:"num_steps"`
+				Seed                   uint64
+			}
+			Series        [][]float64
+			PiecesSummary map[string]goldenFloat `json:"pieces_summary"`
+			Sweep         struct {
+				RankCounts          []uint64      `json:"rank_counts"`
+				SampledEfficiency   []goldenFloat `json:"sampled_efficiency"`
+				PredictedEfficiency []goldenFloat `json:"predicted_efficiency"`
+				RelativeThroughput  []goldenFloat `json:"relative_throughput"`
+			}
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		model := makeModel(t, c.Model)
+		if c.Op == "stats" {
+			s, err := NewStats(c.Lengths, model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := NewStats(c.Other, model)
+			sum, _ := s.Summary()
+			checkFields(t, c.Name+" summary", sum, c.Summary)
+			for i, level := range c.Levels {
+				for w, want := range c.Quantiles[i] {
+					got, _ := s.Quantile(level, Weighting(w))
+					sameBits(t, c.Name+" quantile", got, want)
+				}
+			}
+			for i, at := range c.CdfAt {
+				for w, want := range c.Cdf[i] {
+					got, _ := s.CDF(at, Weighting(w))
+					sameBits(t, c.Name+" cdf", got, want)
+				}
+			}
+			for _, h := range c.Histograms {
+				edges, weights, err := s.Histogram(HistogramOptions{Binning: Binning(h.Binning),
+					Weighting: Weighting(h.Weighting), Normalized: h.Normalized == 1})
+				if err != nil || !reflect.DeepEqual(edges, h.UpperEdges) {
+					t.Fatalf("%s histogram edges %v", c.Name, err)
+				}
+				for i := range weights {
+					sameBits(t, c.Name+" histogram", weights[i], h.Weights[i])
+				}
+			}
+			for _, want := range c.Tails {
+				tail, _ := s.Tail(int64(want["threshold"]))
+				delete(want, "threshold")
+				checkFields(t, c.Name+" tail", tail, want)
+			}
+			for i, draws := range c.Draws {
+				got, _ := s.ExpectedMax(draws)
+				sameBits(t, c.Name+" expected max", got, c.ExpectedMax[i])
+			}
+			for w, want := range c.Ks {
+				d, length, _ := s.KSDistance(b, Weighting(w))
+				sameBits(t, c.Name+" ks", d, want[0])
+				if float64(length) != want[1] {
+					t.Errorf("%s ks length %d vs %v", c.Name, length, want[1])
+				}
+			}
+			cmp, _ := s.Compare(b)
+			scalars := map[string]goldenFloat{}
+			for k, v := range c.Comparison {
+				var f goldenFloat
+				if json.Unmarshal(v, &f) == nil {
+					scalars[k] = f
+				}
+			}
+			checkFields(t, c.Name+" comparison", cmp, scalars)
+			var levels []float64
+			var qa, qb []int64
+			json.Unmarshal(c.Comparison["levels"], &levels)
+			json.Unmarshal(c.Comparison["quantiles_a"], &qa)
+			json.Unmarshal(c.Comparison["quantiles_b"], &qb)
+			if !reflect.DeepEqual(cmp.Levels, levels) || !reflect.DeepEqual(cmp.QuantilesA, qa) ||
+				!reflect.DeepEqual(cmp.QuantilesB, qb) {
+				t.Errorf("%s comparison arrays", c.Name)
+			}
+			l, n, _ := s.Entries()
+			if !reflect.DeepEqual(l, c.Entries.Lengths) || !reflect.DeepEqual(n, c.Entries.Counts) {
+				t.Errorf("%s entries", c.Name)
+			}
+			s.Close()
+			b.Close()
+			model.Close()
+			continue
+		}
+		o := c.Options
+		opts := SimulateOptions{Policy: SimPolicy(o.Policy), NumRanks: o.NumRanks, MicrobatchesPerRank: o.MicrobatchesPerRank,
+			TokensPerMicrobatch: o.TokensPerMicrobatch, MaxTokensPerMicrobatch: o.MaxTokensPerMicrobatch,
+			NumSteps: o.NumSteps, Seed: o.Seed, RecordSteps: true}
+		sim, err := Simulate(c.Lengths, model, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, _ := sim.Summary()
+		checkFields(t, c.Name+" summary", sum, c.Summary)
+		for kind, want := range c.Series {
+			got, _ := sim.Series(SimSeries(kind))
+			if len(got) != len(want) {
+				t.Fatalf("%s series %d", c.Name, kind)
+			}
+			for i := range got {
+				sameBits(t, c.Name+" series", got[i], want[i])
+			}
+		}
+		pieces, _ := sim.Pieces()
+		ps, _ := pieces.Summary()
+		checkFields(t, c.Name+" pieces", ps, c.PiecesSummary)
+		sweep, err := SimulateSweep(c.Lengths, model, opts, c.Sweep.RankCounts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sweep.SampledEfficiency {
+			sameBits(t, c.Name+" sweep sampled", sweep.SampledEfficiency[i], float64(c.Sweep.SampledEfficiency[i]))
+			sameBits(t, c.Name+" sweep predicted", sweep.PredictedEfficiency[i], float64(c.Sweep.PredictedEfficiency[i]))
+			sameBits(t, c.Name+" sweep relative", sweep.RelativeThroughput[i], float64(c.Sweep.RelativeThroughput[i]))
+		}
+		sim.Close()
+		model.Close()
 	}
 }

@@ -1,0 +1,98 @@
+package flopspack
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"testing"
+)
+
+func TestStatsAgainstDirectComputation(t *testing.T) {
+	lengths := randomLengths(3000, 9, 20000)
+	s, err := NewStats(lengths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sum, _ := s.Summary()
+	var tokens int64
+	for _, l := range lengths {
+		tokens += l
+	}
+	sorted := append([]int64(nil), lengths...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	if sum.Count != 3000 || sum.Tokens != tokens || sum.Min != sorted[0] || sum.Max != sorted[2999] {
+		t.Fatalf("summary %+v", sum)
+	}
+	for _, q := range []float64{0.1, 0.5, 0.9, 0.99} {
+		want := sorted[int(math.Ceil(q*3000))-1]
+		if got, _ := s.Quantile(q, WeightCount); got != float64(want) {
+			t.Fatalf("q%.2f: %v want %d", q, got, want)
+		}
+	}
+	tail, _ := s.Tail(sum.P99)
+	if tail.Documents != uint64(3000-sort.Search(3000, func(i int) bool { return sorted[i] > sum.P99 })) {
+		t.Fatalf("tail %+v", tail)
+	}
+	l, c, _ := s.Entries()
+	again, err := NewStatsFromHistogram(l, c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2, _ := again.Summary(); s2 != sum {
+		t.Fatal("histogram round trip")
+	}
+	a, _ := NewStats(lengths[:1000], nil)
+	b, _ := NewStats(lengths[1000:], nil)
+	merged, _ := a.Merge(b)
+	if m, _ := merged.Summary(); m != sum {
+		t.Fatal("merge")
+	}
+	cmp, err := a.Compare(b)
+	if err != nil || len(cmp.Levels) != 6 || cmp.Levels[0] != 0.5 {
+		t.Fatalf("compare %+v %v", cmp, err)
+	}
+	if _, err := NewStats([]int64{5, 0}, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("bad length: %v", err)
+	}
+	s.Close()
+	if _, err := s.Summary(); !errors.Is(err, ErrClosed) {
+		t.Fatal(err)
+	}
+}
+
+func TestSimulateAndSweep(t *testing.T) {
+	model := quadraticModel(t)
+	lengths := randomLengths(2000, 4, 8000)
+	opts := DefaultSimulateOptions()
+	opts.NumRanks, opts.NumSteps, opts.RecordSteps, opts.Seed = 16, 8, true, 3
+	sim, err := Simulate(lengths, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Close()
+	sum, _ := sim.Summary()
+	if sum.NumSteps != 8 || sum.NumRanks != 16 || sum.RelativeThroughput <= 0 || sum.RelativeThroughput > 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	series, err := sim.Series(SeriesBalanceEfficiency)
+	if err != nil || len(series) != 8 {
+		t.Fatalf("series %v %v", series, err)
+	}
+	var mean float64
+	for _, v := range series {
+		mean += v / 8
+	}
+	if math.Abs(mean-sum.MeanBalanceEfficiency) > 1e-12 {
+		t.Fatalf("mean %v vs %v", mean, sum.MeanBalanceEfficiency)
+	}
+	sweep, err := SimulateSweep(lengths, model, opts, []uint64{4, 32})
+	if err != nil || len(sweep.SampledEfficiency) != 2 {
+		t.Fatal(err)
+	}
+	bad := opts
+	bad.NumRanks = 0
+	if _, err := Simulate(lengths, model, bad); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("zero ranks: %v", err)
+	}
+}
