@@ -77,6 +77,34 @@ pub const FLOPSPACK_SLOT_ORDER_DESCENDING: flopspack_slot_order = 0;
 pub const FLOPSPACK_SLOT_ORDER_LIGHT_ENDS: flopspack_slot_order = 1;
 pub const FLOPSPACK_SLOT_ORDER_AS_PLANNED: flopspack_slot_order = 2;
 
+pub type flopspack_stats_weighting = c_uint;
+pub const FLOPSPACK_STATS_WEIGHT_COUNT: flopspack_stats_weighting = 0;
+pub const FLOPSPACK_STATS_WEIGHT_TOKENS: flopspack_stats_weighting = 1;
+pub const FLOPSPACK_STATS_WEIGHT_COST: flopspack_stats_weighting = 2;
+
+pub type flopspack_stats_binning = c_uint;
+pub const FLOPSPACK_STATS_BINS_LINEAR: flopspack_stats_binning = 0;
+pub const FLOPSPACK_STATS_BINS_LOG2: flopspack_stats_binning = 1;
+
+pub const FLOPSPACK_STATS_COMPARE_LEVELS: u32 = 6;
+
+pub type flopspack_sim_policy = c_uint;
+pub const FLOPSPACK_SIM_RANDOM: flopspack_sim_policy = 0;
+pub const FLOPSPACK_SIM_TOKEN_BALANCED: flopspack_sim_policy = 1;
+pub const FLOPSPACK_SIM_BUCKETS: flopspack_sim_policy = 2;
+pub const FLOPSPACK_SIM_PLANNER_DOCUMENTS: flopspack_sim_policy = 3;
+pub const FLOPSPACK_SIM_PLANNER_RANDOM: flopspack_sim_policy = 4;
+pub const FLOPSPACK_SIM_PLANNER_TOKENS: flopspack_sim_policy = 5;
+pub const FLOPSPACK_SIM_PLANNER_SEQUENCES: flopspack_sim_policy = 6;
+
+pub type flopspack_sim_series = c_uint;
+pub const FLOPSPACK_SIM_SERIES_STEP_TIME: flopspack_sim_series = 0;
+pub const FLOPSPACK_SIM_SERIES_MEAN_RANK_COST: flopspack_sim_series = 1;
+pub const FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY: flopspack_sim_series = 2;
+pub const FLOPSPACK_SIM_SERIES_FILL: flopspack_sim_series = 3;
+pub const FLOPSPACK_SIM_SERIES_PADDING_EFFICIENCY: flopspack_sim_series = 4;
+pub const FLOPSPACK_SIM_SERIES_REAL_TOKENS: flopspack_sim_series = 5;
+
 pub type flopspack_bucket_budget = c_uint;
 pub const FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS: flopspack_bucket_budget = 0;
 pub const FLOPSPACK_BUCKET_BUDGET_COST: flopspack_bucket_budget = 1;
@@ -102,6 +130,118 @@ pub struct flopspack_bucket_sampler {
 #[repr(C)]
 pub struct flopspack_step_planner {
     _unused: [u8; 0],
+}
+#[repr(C)]
+pub struct flopspack_stats {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+pub struct flopspack_simulate_result {
+    _unused: [u8; 0],
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_stats_summary {
+    pub struct_size: u32,
+    pub count: u64,
+    pub distinct_lengths: u64,
+    pub tokens: i64,
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: i64,
+    pub max: i64,
+    pub p50: i64,
+    pub p90: i64,
+    pub p99: i64,
+    pub p999: i64,
+    pub has_cost: i32,
+    pub total_cost: f64,
+    pub mean_cost: f64,
+    pub max_cost: f64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_histogram_options {
+    pub struct_size: u32,
+    pub binning: i32,
+    pub weighting: i32,
+    pub normalized: i32,
+    pub width: i64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_stats_tail {
+    pub struct_size: u32,
+    pub documents: u64,
+    pub tokens: i64,
+    pub cost: f64,
+    pub document_share: f64,
+    pub token_share: f64,
+    pub cost_share: f64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_stats_comparison {
+    pub struct_size: u32,
+    pub ks_distance: f64,
+    pub ks_length: i64,
+    pub ks_distance_tokens: f64,
+    pub ks_length_tokens: i64,
+    pub levels: [f64; 6],
+    pub quantiles_a: [i64; 6],
+    pub quantiles_b: [i64; 6],
+    pub first_divergent_level: f64,
+    pub tail_threshold: i64,
+    pub token_share_above_a: f64,
+    pub token_share_above_b: f64,
+    pub cost_share_above_a: f64,
+    pub cost_share_above_b: f64,
+}
+
+/// Progress of a simulation: return non-zero to stop (FLOPSPACK_CANCELLED).
+pub type flopspack_progress_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, done: u64, total: u64) -> c_int>;
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_simulate_options {
+    pub struct_size: u32,
+    pub policy: i32,
+    pub num_ranks: u64,
+    pub microbatches_per_rank: u64,
+    pub tokens_per_microbatch: i64,
+    pub max_tokens_per_microbatch: i64,
+    pub num_steps: u64,
+    pub seed: u64,
+    pub record_steps: i32,
+    pub progress: flopspack_progress_fn,
+    pub progress_user_data: *mut c_void,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_simulate_summary {
+    pub struct_size: u32,
+    pub num_steps: u64,
+    pub num_ranks: u64,
+    pub microbatches_per_rank: u64,
+    pub documents_drawn: u64,
+    pub epochs: u64,
+    pub mean_balance_efficiency: f64,
+    pub p5_balance_efficiency: f64,
+    pub p50_balance_efficiency: f64,
+    pub p95_balance_efficiency: f64,
+    pub mean_fill: f64,
+    pub mean_padding_efficiency: f64,
+    pub relative_throughput: f64,
+    pub mean_step_time: f64,
+    pub predicted_efficiency: f64,
+    pub real_tokens: i64,
+    pub computed_tokens: i64,
 }
 
 /// `flopspack_pack_options`; `cost_model` is borrowed for the call (NULL =
@@ -426,6 +566,128 @@ extern "C" {
     ) -> flopspack_status;
     pub fn flopspack_stream_packer_destroy(packer: *mut flopspack_stream_packer);
 
+    // Statistics.
+    pub fn flopspack_stats_create(
+        lengths: *const i64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_stats,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_create_from_histogram(
+        lengths: *const i64,
+        counts: *const u64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        out: *mut *mut flopspack_stats,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_merge(
+        a: *const flopspack_stats,
+        b: *const flopspack_stats,
+        out: *mut *mut flopspack_stats,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_summarize(
+        stats: *const flopspack_stats,
+        out: *mut flopspack_stats_summary,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_quantile(
+        stats: *const flopspack_stats,
+        q: f64,
+        out: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_weighted_quantile(
+        stats: *const flopspack_stats,
+        weighting: c_int,
+        q: f64,
+        out: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_cdf(
+        stats: *const flopspack_stats,
+        weighting: c_int,
+        length: i64,
+        out: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_histogram_options_init(options: *mut flopspack_histogram_options);
+    pub fn flopspack_stats_histogram(
+        stats: *const flopspack_stats,
+        options: *const flopspack_histogram_options,
+        upper_edges: *mut i64,
+        weights: *mut f64,
+        capacity: usize,
+        num_bins: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_tail_share(
+        stats: *const flopspack_stats,
+        threshold: i64,
+        out: *mut flopspack_stats_tail,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_expected_max(
+        stats: *const flopspack_stats,
+        draws: u64,
+        out: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_ks_distance(
+        a: *const flopspack_stats,
+        b: *const flopspack_stats,
+        out: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_ks_distance_weighted(
+        a: *const flopspack_stats,
+        b: *const flopspack_stats,
+        weighting: c_int,
+        distance: *mut f64,
+        length: *mut i64,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_compare(
+        a: *const flopspack_stats,
+        b: *const flopspack_stats,
+        out: *mut flopspack_stats_comparison,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_entries(
+        stats: *const flopspack_stats,
+        lengths: *mut i64,
+        counts: *mut u64,
+        capacity: usize,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_stats_destroy(stats: *mut flopspack_stats);
+
+    // The straggler emulator.
+    pub fn flopspack_simulate_options_init(options: *mut flopspack_simulate_options);
+    pub fn flopspack_simulate(
+        lengths: *const i64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_simulate_options,
+        out: *mut *mut flopspack_simulate_result,
+    ) -> flopspack_status;
+    pub fn flopspack_simulate_result_summary(
+        result: *const flopspack_simulate_result,
+        out: *mut flopspack_simulate_summary,
+    ) -> flopspack_status;
+    pub fn flopspack_simulate_result_series(
+        result: *const flopspack_simulate_result,
+        series: c_int,
+        out: *mut f64,
+        capacity: usize,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_simulate_result_pieces(
+        result: *const flopspack_simulate_result,
+        out: *mut *mut flopspack_stats,
+    ) -> flopspack_status;
+    pub fn flopspack_simulate_result_destroy(result: *mut flopspack_simulate_result);
+    pub fn flopspack_simulate_sweep(
+        lengths: *const i64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_simulate_options,
+        rank_counts: *const u64,
+        num_counts: usize,
+        sampled_efficiency: *mut f64,
+        predicted_efficiency: *mut f64,
+        relative_throughput: *mut f64,
+    ) -> flopspack_status;
+
     // Packing and balancing.
     pub fn flopspack_pack_options_init(options: *mut flopspack_pack_options);
     pub fn flopspack_pack(
@@ -669,6 +931,88 @@ mod tests {
             overflow,
             seed
         });
+        same_layout!(flopspack_stats_summary {
+            struct_size,
+            count,
+            distinct_lengths,
+            tokens,
+            mean,
+            stddev,
+            min,
+            max,
+            p50,
+            p90,
+            p99,
+            p999,
+            has_cost,
+            total_cost,
+            mean_cost,
+            max_cost
+        });
+        same_layout!(flopspack_histogram_options {
+            struct_size,
+            binning,
+            weighting,
+            normalized,
+            width
+        });
+        same_layout!(flopspack_stats_tail {
+            struct_size,
+            documents,
+            tokens,
+            cost,
+            document_share,
+            token_share,
+            cost_share
+        });
+        same_layout!(flopspack_stats_comparison {
+            struct_size,
+            ks_distance,
+            ks_length,
+            ks_distance_tokens,
+            ks_length_tokens,
+            levels,
+            quantiles_a,
+            quantiles_b,
+            first_divergent_level,
+            tail_threshold,
+            token_share_above_a,
+            token_share_above_b,
+            cost_share_above_a,
+            cost_share_above_b
+        });
+        same_layout!(flopspack_simulate_options {
+            struct_size,
+            policy,
+            num_ranks,
+            microbatches_per_rank,
+            tokens_per_microbatch,
+            max_tokens_per_microbatch,
+            num_steps,
+            seed,
+            record_steps,
+            progress,
+            progress_user_data
+        });
+        same_layout!(flopspack_simulate_summary {
+            struct_size,
+            num_steps,
+            num_ranks,
+            microbatches_per_rank,
+            documents_drawn,
+            epochs,
+            mean_balance_efficiency,
+            p5_balance_efficiency,
+            p50_balance_efficiency,
+            p95_balance_efficiency,
+            mean_fill,
+            mean_padding_efficiency,
+            relative_throughput,
+            mean_step_time,
+            predicted_efficiency,
+            real_tokens,
+            computed_tokens
+        });
         same_layout!(flopspack_pack_options {
             struct_size,
             algorithm,
@@ -747,6 +1091,26 @@ mod tests {
         assert_eq!(
             FLOPSPACK_OVERFLOW_DEFER,
             generated::flopspack_overflow_FLOPSPACK_OVERFLOW_DEFER
+        );
+        assert_eq!(
+            FLOPSPACK_STATS_COMPARE_LEVELS,
+            generated::FLOPSPACK_STATS_COMPARE_LEVELS
+        );
+        assert_eq!(
+            FLOPSPACK_STATS_WEIGHT_COST,
+            generated::flopspack_stats_weighting_FLOPSPACK_STATS_WEIGHT_COST
+        );
+        assert_eq!(
+            FLOPSPACK_STATS_BINS_LOG2,
+            generated::flopspack_stats_binning_FLOPSPACK_STATS_BINS_LOG2
+        );
+        assert_eq!(
+            FLOPSPACK_SIM_PLANNER_SEQUENCES,
+            generated::flopspack_sim_policy_FLOPSPACK_SIM_PLANNER_SEQUENCES
+        );
+        assert_eq!(
+            FLOPSPACK_SIM_SERIES_REAL_TOKENS,
+            generated::flopspack_sim_series_FLOPSPACK_SIM_SERIES_REAL_TOKENS
         );
         assert_eq!(
             FLOPSPACK_PACK_SHUFFLED_FIRST_FIT,

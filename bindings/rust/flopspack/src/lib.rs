@@ -32,6 +32,8 @@ mod error;
 mod pack;
 mod plan;
 mod planner;
+mod simulate;
+mod stats;
 mod stream;
 
 pub use buckets::{
@@ -43,6 +45,13 @@ pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, P
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
     plan_step, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
+};
+pub use simulate::{
+    simulate, simulate_sweep, SimPolicy, SimSeries, SimulateOptions, Simulation, SimulationSummary,
+    Sweep,
+};
+pub use stats::{
+    Binning, HistogramOptions, Stats, StatsComparison, StatsSummary, StatsTail, Weighting,
 };
 pub use stream::{Overflow, StreamOptions, StreamPacker, StreamTotals};
 

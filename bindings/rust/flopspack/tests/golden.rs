@@ -4,10 +4,12 @@ mod common;
 
 use common::json::Json;
 use flopspack::{
-    balance, bucket_padding, optimize_buckets, pack, plan_step, AttentionSpan, BalanceAlgorithm,
-    BalanceOptions, BucketBudget, BucketSampler, BucketSamplerOptions, CostModel, FitTerms,
-    Overflow, PackAlgorithm, PackOptions, Plan, SlotOrder, StepAlgorithm, StepOptions, StepPlanner,
-    StepPlannerOptions, StreamOptions, StreamPacker, TransformerConfig,
+    balance, bucket_padding, optimize_buckets, pack, plan_step, simulate, simulate_sweep,
+    AttentionSpan, BalanceAlgorithm, BalanceOptions, Binning, BucketBudget, BucketSampler,
+    BucketSamplerOptions, CostModel, FitTerms, HistogramOptions, Overflow, PackAlgorithm,
+    PackOptions, Plan, SimPolicy, SimSeries, SimulateOptions, SlotOrder, Stats, StepAlgorithm,
+    StepOptions, StepPlanner, StepPlannerOptions, StreamOptions, StreamPacker, TransformerConfig,
+    Weighting,
 };
 use std::path::PathBuf;
 
@@ -24,7 +26,31 @@ fn load(name: &str) -> Vec<Json> {
 }
 
 fn same(what: &str, got: f64, want: f64) {
+    if got.is_nan() && want.is_nan() {
+        return; // "nan": a figure that does not apply
+    }
     assert_eq!(got.to_bits(), want.to_bits(), "{what}: {got:e} vs {want:e}");
+}
+
+/// A golden double: a number, or the string "nan".
+fn golden_float(v: &Json) -> f64 {
+    match v {
+        Json::Str(s) if s == "nan" => f64::NAN,
+        other => other.float(),
+    }
+}
+
+/// Compares a struct's fields (as f64: exact for the integers here) with a
+/// golden object, field by field, both ways.
+fn same_fields(what: &str, got: &[(&str, f64)], want: &Json) {
+    assert_eq!(got.len(), want.object().len(), "{what}: field count");
+    for (name, value) in got {
+        same(
+            &format!("{what} {name}"),
+            *value,
+            golden_float(want.get(name)),
+        );
+    }
 }
 
 fn make_model(spec: &Json) -> Option<CostModel> {
@@ -463,5 +489,239 @@ fn golden_pack_and_balance() {
             .unwrap()
         };
         check_plan(name, &plan, c.get("plan"));
+    }
+}
+
+fn weighting(w: usize) -> Weighting {
+    [Weighting::Count, Weighting::Tokens, Weighting::Cost][w]
+}
+
+#[test]
+fn golden_stats_and_simulate() {
+    let cases = load("stats_simulate.json");
+    assert!(cases.len() >= 5);
+    for c in &cases {
+        let name = c.get("name").str();
+        let model = make_model(c.get("model"));
+        let lengths = c.get("lengths").ints();
+        if c.get("op").str() == "stats" {
+            let s = Stats::new(&lengths, model.as_ref()).unwrap();
+            let b = Stats::new(&c.get("other").ints(), model.as_ref()).unwrap();
+            let summary_fields = |v: flopspack::StatsSummary| {
+                fields_map!(
+                    v,
+                    count,
+                    distinct_lengths,
+                    tokens,
+                    mean,
+                    stddev,
+                    min,
+                    max,
+                    p50,
+                    p90,
+                    p99,
+                    p999,
+                    has_cost,
+                    total_cost,
+                    mean_cost,
+                    max_cost
+                )
+            };
+            same_fields(name, &summary_fields(s.summary()), c.get("summary"));
+            for (level, want) in c
+                .get("levels")
+                .floats()
+                .iter()
+                .zip(c.get("quantiles").array())
+            {
+                for (w, value) in want.floats().iter().enumerate() {
+                    same(name, s.quantile(*level, weighting(w)).unwrap(), *value);
+                }
+            }
+            for (at, want) in c.get("cdf_at").ints().iter().zip(c.get("cdf").array()) {
+                for (w, value) in want.floats().iter().enumerate() {
+                    same(name, s.cdf(*at, weighting(w)).unwrap(), *value);
+                }
+            }
+            for h in c.get("histograms").array() {
+                let options = HistogramOptions {
+                    binning: if h.get("binning").int() == 0 {
+                        Binning::Linear
+                    } else {
+                        Binning::Log2
+                    },
+                    weighting: weighting(h.get("weighting").int() as usize),
+                    normalized: h.get("normalized").int() == 1,
+                    width: 0,
+                };
+                let (edges, weights) = s.histogram(&options).unwrap();
+                assert_eq!(edges, h.get("upper_edges").ints(), "{name}");
+                for (got, want) in weights.iter().zip(h.get("weights").floats()) {
+                    same(name, *got, want);
+                }
+            }
+            for t in c.get("tails").array() {
+                let v = s.tail(t.get("threshold").int());
+                let got = fields_map!(
+                    v,
+                    documents,
+                    tokens,
+                    cost,
+                    document_share,
+                    token_share,
+                    cost_share
+                );
+                for (k, value) in got {
+                    same(&format!("{name} tail {k}"), value, golden_float(t.get(k)));
+                }
+            }
+            for (draws, want) in c
+                .get("draws")
+                .ints()
+                .iter()
+                .zip(c.get("expected_max").floats())
+            {
+                same(name, s.expected_max(*draws as u64).unwrap(), want);
+            }
+            for (w, want) in c.get("ks").array().iter().enumerate() {
+                let (d, length) = s.ks_distance(&b, weighting(w)).unwrap();
+                same(name, d, want.array()[0].float());
+                assert_eq!(length, want.array()[1].int());
+            }
+            let cmp = s.compare(&b).unwrap();
+            let want = c.get("comparison");
+            let got = fields_map!(
+                cmp,
+                ks_distance,
+                ks_length,
+                ks_distance_tokens,
+                ks_length_tokens,
+                first_divergent_level,
+                tail_threshold,
+                token_share_above_a,
+                token_share_above_b,
+                cost_share_above_a,
+                cost_share_above_b
+            );
+            for (k, value) in got {
+                same(
+                    &format!("{name} comparison {k}"),
+                    value,
+                    golden_float(want.get(k)),
+                );
+            }
+            assert_eq!(cmp.levels.to_vec(), want.get("levels").floats());
+            assert_eq!(cmp.quantiles_a.to_vec(), want.get("quantiles_a").ints());
+            assert_eq!(cmp.quantiles_b.to_vec(), want.get("quantiles_b").ints());
+            let (l, n) = s.entries();
+            assert_eq!(l, c.get("entries").get("lengths").ints());
+            assert_eq!(
+                n.iter().map(|&x| x as i64).collect::<Vec<_>>(),
+                c.get("entries").get("counts").ints()
+            );
+            continue;
+        }
+        let o = c.get("options");
+        let options = SimulateOptions {
+            policy: [
+                SimPolicy::Random,
+                SimPolicy::TokenBalanced,
+                SimPolicy::Buckets,
+                SimPolicy::PlannerDocuments,
+                SimPolicy::PlannerRandom,
+                SimPolicy::PlannerTokens,
+                SimPolicy::PlannerSequences,
+            ][o.get("policy").int() as usize],
+            num_ranks: o.get("num_ranks").int() as u64,
+            microbatches_per_rank: o.get("microbatches_per_rank").int() as u64,
+            tokens_per_microbatch: o.get("tokens_per_microbatch").int(),
+            max_tokens_per_microbatch: o.get("max_tokens_per_microbatch").int(),
+            num_steps: o.get("num_steps").int() as u64,
+            seed: o.get("seed").int() as u64,
+            record_steps: true,
+        };
+        let model = model.unwrap();
+        let run = simulate(&lengths, &model, &options, None).unwrap();
+        let v = run.summary();
+        let got = fields_map!(
+            v,
+            num_steps,
+            num_ranks,
+            microbatches_per_rank,
+            documents_drawn,
+            epochs,
+            mean_balance_efficiency,
+            p5_balance_efficiency,
+            p50_balance_efficiency,
+            p95_balance_efficiency,
+            mean_fill,
+            mean_padding_efficiency,
+            relative_throughput,
+            mean_step_time,
+            predicted_efficiency,
+            real_tokens,
+            computed_tokens
+        );
+        same_fields(name, &got, c.get("summary"));
+        let kinds = [
+            SimSeries::StepTime,
+            SimSeries::MeanRankCost,
+            SimSeries::BalanceEfficiency,
+            SimSeries::Fill,
+            SimSeries::PaddingEfficiency,
+            SimSeries::RealTokens,
+        ];
+        for (kind, want) in kinds.iter().zip(c.get("series").array()) {
+            let got = run.series(*kind).unwrap();
+            assert_eq!(got.len(), want.array().len());
+            for (g, w) in got.iter().zip(want.floats()) {
+                same(name, *g, w);
+            }
+        }
+        let p = run.pieces().unwrap().summary();
+        let got = fields_map!(
+            p,
+            count,
+            distinct_lengths,
+            tokens,
+            mean,
+            stddev,
+            min,
+            max,
+            p50,
+            p90,
+            p99,
+            p999,
+            has_cost,
+            total_cost,
+            mean_cost,
+            max_cost
+        );
+        same_fields(&format!("{name} pieces"), &got, c.get("pieces_summary"));
+        let sw = c.get("sweep");
+        let counts: Vec<u64> = sw
+            .get("rank_counts")
+            .ints()
+            .iter()
+            .map(|&k| k as u64)
+            .collect();
+        let sweep = simulate_sweep(&lengths, &model, &options, &counts, None).unwrap();
+        for i in 0..counts.len() {
+            same(
+                name,
+                sweep.sampled_efficiency[i],
+                golden_float(&sw.get("sampled_efficiency").array()[i]),
+            );
+            same(
+                name,
+                sweep.predicted_efficiency[i],
+                golden_float(&sw.get("predicted_efficiency").array()[i]),
+            );
+            same(
+                name,
+                sweep.relative_throughput[i],
+                golden_float(&sw.get("relative_throughput").array()[i]),
+            );
+        }
     }
 }

@@ -1,0 +1,97 @@
+use flopspack::{
+    simulate, simulate_sweep, CostModel, SimSeries, SimulateOptions, Stats, Status, Weighting,
+};
+
+fn lengths(n: usize, seed: u64, max: u64) -> Vec<i64> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            1 + (x % max) as i64
+        })
+        .collect()
+}
+
+#[test]
+fn stats_against_direct_computation() {
+    let docs = lengths(3000, 9, 20000);
+    let s = Stats::new(&docs, None).unwrap();
+    let m = s.summary();
+    let mut sorted = docs.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        (m.count, m.tokens, m.min, m.max),
+        (3000, docs.iter().sum::<i64>(), sorted[0], sorted[2999])
+    );
+    for q in [0.1, 0.5, 0.9, 0.99] {
+        let want = sorted[(q * 3000.0f64).ceil() as usize - 1];
+        assert_eq!(s.quantile(q, Weighting::Count).unwrap(), want as f64);
+    }
+    let (l, c) = s.entries();
+    assert_eq!(Stats::from_histogram(&l, &c, None).unwrap().summary(), m);
+    let (a, b) = (
+        Stats::new(&docs[..1000], None).unwrap(),
+        Stats::new(&docs[1000..], None).unwrap(),
+    );
+    assert_eq!(a.merge(&b).unwrap().summary(), m);
+    assert_eq!(a.compare(&b).unwrap().levels[0], 0.5);
+    assert_eq!(a.ks_distance(&a, Weighting::Tokens).unwrap().0, 0.0);
+    assert_eq!(
+        Stats::new(&[5, 0], None).unwrap_err().status(),
+        Status::InvalidArgument
+    );
+    assert!(Stats::from_histogram(&[1, 2], &[5], None)
+        .unwrap_err()
+        .message()
+        .contains("counts has 1 entries"));
+}
+
+#[test]
+fn simulate_progress_cancel_and_sweep() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    let docs = lengths(2000, 4, 8000);
+    let options = SimulateOptions {
+        num_ranks: 16,
+        num_steps: 8,
+        record_steps: true,
+        seed: 3,
+        ..Default::default()
+    };
+    let mut seen = Vec::new();
+    let mut progress = |done: u64, total: u64| {
+        seen.push((done, total));
+        true
+    };
+    let run = simulate(&docs, &model, &options, Some(&mut progress)).unwrap();
+    assert_eq!(seen, (1..=8).map(|d| (d, 8)).collect::<Vec<_>>());
+    let s = run.summary();
+    let series = run.series(SimSeries::BalanceEfficiency).unwrap();
+    assert_eq!(series.len(), 8);
+    assert!((series.iter().sum::<f64>() / 8.0 - s.mean_balance_efficiency).abs() < 1e-12);
+    assert!(run.pieces().unwrap().summary().count > 0);
+    let mut stop = |done: u64, _total: u64| done < 3;
+    let e = simulate(&docs, &model, &options, Some(&mut stop))
+        .err()
+        .unwrap();
+    assert_eq!(e.status(), Status::Cancelled);
+    let mut boom = |_: u64, _: u64| -> bool { panic!("boom") };
+    assert_eq!(
+        simulate(&docs, &model, &options, Some(&mut boom))
+            .err()
+            .unwrap()
+            .status(),
+        Status::Cancelled
+    );
+    let sweep = simulate_sweep(&docs, &model, &options, &[4, 32], None).unwrap();
+    assert_eq!(sweep.sampled_efficiency.len(), 2);
+    let bad = SimulateOptions {
+        num_ranks: 0,
+        ..options
+    };
+    assert_eq!(
+        simulate(&docs, &model, &bad, None).err().unwrap().status(),
+        Status::InvalidArgument
+    );
+}
