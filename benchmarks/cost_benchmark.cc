@@ -7,27 +7,12 @@
 #include "benchmark/benchmark.h"
 #include "cost/polynomial.h"
 #include "cost/transformer.h"
+#include "datasets.h"
 #include "flopspack/flopspack.h"
-#include "util/random.h"
 
 namespace {
 
-std::vector<int64_t> LognormalLengths(size_t n, uint64_t seed) {
-  flopspack::util::Rng rng(seed);
-  std::vector<int64_t> lengths(n);
-  for (int64_t& l : lengths) {
-    // Box–Muller from the library's own generator.
-    const double u1 = 1 - rng.Uniform(), u2 = rng.Uniform();
-    const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2);
-    l = std::min<int64_t>(16384, std::max<int64_t>(1, std::llround(1500 * std::exp(z))));
-  }
-  return lengths;
-}
-
-const std::vector<int64_t>& Lengths() {
-  static const std::vector<int64_t> lengths = LognormalLengths(1'000'000, 1);
-  return lengths;
-}
+const std::vector<int64_t>& Lengths() { return flopspack::benchmarks::StandardLognormal(); }
 
 flopspack::cost::TransformerShape Llama3_8B() {
   flopspack::cost::TransformerShape s;

@@ -4,7 +4,7 @@
 set -eu
 PACKAGES="build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
-  meson swig golang-go abigail-tools bindgen clang clang-format clang-tidy
+  meson swig golang-go abigail-tools bindgen clang libclang-rt-14-dev clang-format clang-tidy
   python3 python3-numpy python3-pytest"
 missing=""
 for p in $PACKAGES; do

@@ -31,6 +31,16 @@ cmake --build build/ci-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/ci-asan --output-on-failure -j "$jobs" -E 'abi_baseline|exported_symbols'
 
+echo "== ThreadSanitizer: the concurrency tests (suites named *Thread*/*Concurrency*)"
+tsan="-fsanitize=thread -g -O1"
+cmake -S . -B build/ci-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOPSPACK_BUILD_BENCHMARKS=OFF \
+  -DFLOPSPACK_BUILD_EXAMPLES=OFF -DCMAKE_C_FLAGS="$tsan" -DCMAKE_CXX_FLAGS="$tsan" > /dev/null
+cmake --build build/ci-tsan -j "$jobs" --target capi_test
+TSAN_OPTIONS=halt_on_error=1 build/ci-tsan/tests/capi_test --gtest_filter='*Thread*:*Concurrency*'
+
+echo "== libFuzzer harnesses, ${FLOPSPACK_FUZZ_SECONDS:-10} s each"
+scripts/fuzz.sh "${FLOPSPACK_FUZZ_SECONDS:-10}"
+
 echo "== meson build and tests"
 if [ -d build/ci-meson ]; then
   meson setup --reconfigure build/ci-meson --werror > /dev/null

@@ -305,7 +305,84 @@ FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
 
 /* @@SECTION simulate@@ */
 
-/* @@SECTION stream@@ */
+/* ------------------------------------------------------------------------
+ * Streaming packer: bounded memory, sequences out as soon as they are final.
+ *
+ * Documents are pushed one by one or in arrays and numbered consecutively
+ * from 0 in push order; packed sequences become available as soon as they
+ * are final and are taken out as plans (one group per sequence, items =
+ * document numbers). At most `window` documents are held at any time, and a
+ * document is emitted within `window` pushes of its arrival. Within the
+ * window the packer is best-fit decreasing; fill approaches offline BFD as
+ * the window grows (docs/streaming.md). Output depends only on the input
+ * order, the options and the seed. One thread at a time per packer.
+ * ---------------------------------------------------------------------- */
+typedef struct flopspack_stream_packer flopspack_stream_packer;
+
+typedef struct flopspack_stream_options {
+  uint32_t struct_size;
+  int64_t capacity; /* tokens per sequence, 1 .. 2^24; no default (0 is rejected) */
+  uint64_t window;  /* documents held at most; default 10000 */
+  int32_t overflow; /* documents over the capacity: a flopspack_overflow value;
+                       default FLOPSPACK_OVERFLOW_SPLIT */
+  uint64_t seed;    /* shuffles the emission order of each batch of final sequences */
+} flopspack_stream_options;
+
+FLOPSPACK_API void flopspack_stream_options_init(flopspack_stream_options* options);
+
+/* model may be NULL (cost = tokens); the packer keeps its own reference, so
+ * the model handle may be destroyed first. */
+FLOPSPACK_API flopspack_status
+flopspack_stream_packer_create(const flopspack_stream_options* options,
+                               const flopspack_cost_model* model, flopspack_stream_packer** out);
+
+/* Pushes n documents. On failure (a non-positive length, a length over the
+ * capacity under FLOPSPACK_OVERFLOW_ERROR) none of the n is pushed. */
+FLOPSPACK_API flopspack_status flopspack_stream_packer_push(flopspack_stream_packer* packer,
+                                                            const int64_t* lengths, size_t n);
+
+/* Packs everything held and makes every open sequence final. Pushing may
+ * continue afterwards. */
+FLOPSPACK_API flopspack_status flopspack_stream_packer_flush(flopspack_stream_packer* packer);
+
+/* Number of final sequences waiting to be taken. */
+FLOPSPACK_API flopspack_status flopspack_stream_packer_ready(const flopspack_stream_packer* packer,
+                                                             size_t* out_sequences);
+
+/* Takes the sequences made final since the last take, as a plan (possibly
+ * with no groups). Its metrics cover those sequences. */
+FLOPSPACK_API flopspack_status flopspack_stream_packer_take(flopspack_stream_packer* packer,
+                                                            flopspack_plan** out);
+
+/* Counters since creation. Output struct: set struct_size first. */
+typedef struct flopspack_stream_totals {
+  uint32_t struct_size;
+  uint64_t documents_pushed;
+  uint64_t pieces_held; /* document pieces pending or in open sequences */
+  uint64_t sequences_emitted;
+  int64_t tokens_emitted;
+  uint64_t split_documents, truncated_documents;
+  int64_t truncated_tokens;
+} flopspack_stream_totals;
+
+FLOPSPACK_API flopspack_status flopspack_stream_packer_totals(const flopspack_stream_packer* packer,
+                                                              flopspack_stream_totals* out);
+
+/* Saves the whole state (versioned, checksummed bytes). With buffer NULL,
+ * stores the size needed in *size and returns FLOPSPACK_OK; with a buffer of
+ * `capacity` bytes that is too small, stores the size needed in *size and
+ * returns FLOPSPACK_BUFFER_TOO_SMALL, writing nothing into the buffer. */
+FLOPSPACK_API flopspack_status flopspack_stream_packer_save(const flopspack_stream_packer* packer,
+                                                            void* buffer, size_t capacity,
+                                                            size_t* size);
+
+/* A packer from saved bytes; corrupted, truncated or foreign bytes are
+ * rejected with FLOPSPACK_INVALID_ARGUMENT. model may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_stream_packer_restore(const void* bytes, size_t size,
+                                                               const flopspack_cost_model* model,
+                                                               flopspack_stream_packer** out);
+
+FLOPSPACK_API void flopspack_stream_packer_destroy(flopspack_stream_packer* packer);
 
 #ifdef __cplusplus
 } /* extern "C" */

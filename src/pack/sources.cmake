@@ -1,2 +1,4 @@
 target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/plan.cc)
 set(FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/plan_test.cc)
+target_sources(flopspack_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/stream_packer.cc)
+list(APPEND FLOPSPACK_PACK_TESTS ${CMAKE_CURRENT_LIST_DIR}/stream_packer_test.cc)

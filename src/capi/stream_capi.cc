@@ -1,0 +1,154 @@
+// extern "C" entry points of the streaming packer.
+#include <memory>
+#include <string>
+
+#include "capi/capi_util.h"
+#include "capi/handles.h"
+#include "pack/stream_packer.h"
+
+using flopspack::capi::FromStatus;
+using flopspack::capi::Guard;
+using flopspack::capi::ReadOptions;
+using flopspack::capi::RequireArray;
+using flopspack::capi::RequireNonNull;
+using flopspack::capi::SetError;
+using flopspack::capi::WriteOutput;
+using flopspack::pack::StreamPacker;
+
+struct flopspack_stream_packer {
+  std::unique_ptr<StreamPacker> packer;
+};
+
+namespace {
+
+std::shared_ptr<const flopspack::cost::CostModel> ModelOf(const flopspack_cost_model* model) {
+  return model == nullptr ? nullptr : model->model;
+}
+
+}  // namespace
+
+extern "C" {
+
+void flopspack_stream_options_init(flopspack_stream_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_stream_options{};
+  options->struct_size = sizeof(flopspack_stream_options);
+  options->window = 10000;
+  options->overflow = static_cast<int32_t>(flopspack::pack::StreamOverflow::kSplit);
+}
+
+flopspack_status flopspack_stream_packer_create(const flopspack_stream_options* options,
+                                                const flopspack_cost_model* model,
+                                                flopspack_stream_packer** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(options, "options")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack_stream_options o;
+    flopspack_stream_options_init(&o);
+    if (flopspack_status s = ReadOptions(options, &o, "flopspack_stream_options")) return s;
+    flopspack::pack::StreamOptions core;
+    core.capacity = o.capacity;
+    core.window = o.window;
+    core.overflow = static_cast<flopspack::pack::StreamOverflow>(o.overflow);
+    core.seed = o.seed;
+    auto packer = StreamPacker::Create(core, ModelOf(model));
+    if (!packer.ok()) return FromStatus(packer.status());
+    *out = new flopspack_stream_packer{std::move(*packer)};
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_stream_packer_push(flopspack_stream_packer* packer,
+                                              const int64_t* lengths, size_t n) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    return FromStatus(packer->packer->Push(absl::MakeConstSpan(lengths, n)));
+  });
+}
+
+flopspack_status flopspack_stream_packer_flush(flopspack_stream_packer* packer) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    return FromStatus(packer->packer->Flush());
+  });
+}
+
+flopspack_status flopspack_stream_packer_ready(const flopspack_stream_packer* packer,
+                                               size_t* out_sequences) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireNonNull(out_sequences, "out_sequences")) return s;
+    *out_sequences = packer->packer->ready_sequences();
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_stream_packer_take(flopspack_stream_packer* packer,
+                                              flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    auto plan = std::make_unique<flopspack_plan>();
+    absl::StatusOr<flopspack::pack::Plan> taken = packer->packer->Take();
+    if (!taken.ok()) return FromStatus(taken.status());
+    plan->plan = std::move(*taken);
+    *out = plan.release();
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_stream_packer_totals(const flopspack_stream_packer* packer,
+                                                flopspack_stream_totals* out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    const StreamPacker& p = *packer->packer;
+    flopspack_stream_totals full{};
+    full.struct_size = sizeof(full);
+    full.documents_pushed = p.documents_pushed();
+    full.pieces_held = p.pieces_held();
+    full.sequences_emitted = p.sequences_emitted();
+    full.tokens_emitted = p.tokens_emitted();
+    full.split_documents = p.split_documents();
+    full.truncated_documents = p.truncated_documents();
+    full.truncated_tokens = p.truncated_tokens();
+    return WriteOutput(full, out, "flopspack_stream_totals");
+  });
+}
+
+flopspack_status flopspack_stream_packer_save(const flopspack_stream_packer* packer, void* buffer,
+                                              size_t capacity, size_t* size) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireNonNull(size, "size")) return s;
+    const std::string state = packer->packer->Save();
+    *size = state.size();
+    if (buffer == nullptr) return FLOPSPACK_OK;
+    if (capacity < state.size()) {
+      return SetError(
+          FLOPSPACK_BUFFER_TOO_SMALL,
+          absl::StrFormat("the buffer holds %u bytes; the state needs %u", capacity, state.size()));
+    }
+    std::memcpy(buffer, state.data(), state.size());
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_stream_packer_restore(const void* bytes, size_t size,
+                                                 const flopspack_cost_model* model,
+                                                 flopspack_stream_packer** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireArray(bytes, size, 1, "bytes")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    auto packer = StreamPacker::Restore(
+        absl::MakeConstSpan(static_cast<const uint8_t*>(bytes), size), ModelOf(model));
+    if (!packer.ok()) return FromStatus(packer.status());
+    *out = new flopspack_stream_packer{std::move(*packer)};
+    return FLOPSPACK_OK;
+  });
+}
+
+void flopspack_stream_packer_destroy(flopspack_stream_packer* packer) { delete packer; }
+
+}  // extern "C"

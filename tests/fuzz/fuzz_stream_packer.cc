@@ -1,0 +1,126 @@
+// Fuzzes the streaming packer: arbitrary options, a program of pushes,
+// takes, flushes, saves and restores, and restores from arbitrary bytes
+// (which must be rejected cleanly or describe a valid packer). Invariants:
+// no sequence exceeds the capacity; no document gets more tokens than its
+// length; after a final flush every accepted document's tokens are all
+// placed (all of them under split, min(length, capacity) under truncate).
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "flopspack/flopspack.h"
+
+namespace {
+
+void Require(bool condition, const char* what) {
+  if (!condition) {
+    std::fprintf(stderr, "invariant violated: %s\n", what);
+    std::abort();
+  }
+}
+
+void Drain(flopspack_stream_packer* packer, int64_t capacity, std::vector<int64_t>& placed) {
+  flopspack_plan* plan = nullptr;
+  Require(flopspack_stream_packer_take(packer, &plan) == FLOPSPACK_OK, "take succeeds");
+  for (size_t g = 0; g < flopspack_plan_group_count(plan); ++g) {
+    const int64_t* items = nullptr;
+    const int64_t* tokens = nullptr;
+    size_t n = 0;
+    Require(flopspack_plan_group(plan, g, &items, &tokens, &n) == FLOPSPACK_OK, "group");
+    int64_t used = 0;
+    for (size_t i = 0; i < n; ++i) {
+      Require(items[i] >= 0 && static_cast<size_t>(items[i]) < placed.size(), "item id");
+      Require(tokens[i] > 0, "positive piece");
+      placed[items[i]] += tokens[i];
+      used += tokens[i];
+    }
+    Require(used <= capacity, "capacity respected");
+  }
+  flopspack_plan_destroy(plan);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  if (in.ConsumeBool()) {  // arbitrary bytes as a saved state
+    std::vector<uint8_t> bytes = in.ConsumeBytes<uint8_t>(in.ConsumeIntegralInRange(0, 512));
+    flopspack_stream_packer* restored = nullptr;
+    if (flopspack_stream_packer_restore(bytes.data(), bytes.size(), nullptr, &restored) ==
+        FLOPSPACK_OK) {
+      Require(flopspack_stream_packer_flush(restored) == FLOPSPACK_OK, "flush restored");
+    } else {
+      Require(restored == nullptr, "out untouched on failure");
+    }
+    flopspack_stream_packer_destroy(restored);
+    return 0;
+  }
+  flopspack_stream_options options;
+  flopspack_stream_options_init(&options);
+  options.capacity = in.ConsumeIntegralInRange<int64_t>(-1, 5000);
+  options.window = in.ConsumeIntegralInRange<uint64_t>(0, 300);
+  options.overflow = in.ConsumeIntegralInRange<int32_t>(-1, 3);
+  options.seed = in.ConsumeIntegral<uint64_t>();
+  flopspack_stream_packer* packer = nullptr;
+  if (flopspack_stream_packer_create(&options, nullptr, &packer) != FLOPSPACK_OK) return 0;
+  std::vector<int64_t> length_of, placed;
+  while (in.remaining_bytes() > 0) {
+    switch (in.ConsumeIntegralInRange(0, 4)) {
+      case 0: {
+        std::vector<int64_t> lengths(in.ConsumeIntegralInRange<size_t>(0, 40));
+        for (int64_t& l : lengths) l = in.ConsumeIntegralInRange<int64_t>(-1, 3 * options.capacity);
+        if (flopspack_stream_packer_push(packer, lengths.data(), lengths.size()) == FLOPSPACK_OK) {
+          length_of.insert(length_of.end(), lengths.begin(), lengths.end());
+          placed.resize(length_of.size(), 0);
+        }
+        break;
+      }
+      case 1:
+        Drain(packer, options.capacity, placed);
+        break;
+      case 2:
+        Require(flopspack_stream_packer_flush(packer) == FLOPSPACK_OK, "flush");
+        break;
+      default: {
+        size_t needed = 0;
+        Require(flopspack_stream_packer_save(packer, nullptr, 0, &needed) == FLOPSPACK_OK,
+                "size query");
+        std::vector<uint8_t> state(needed);
+        Require(flopspack_stream_packer_save(packer, state.data(), state.size(), &needed) ==
+                    FLOPSPACK_OK,
+                "save");
+        if (!state.empty() && in.ConsumeBool()) {
+          state[in.ConsumeIntegralInRange<size_t>(0, state.size() - 1)] ^=
+              in.ConsumeIntegralInRange<uint8_t>(1, 255);
+          flopspack_stream_packer* corrupt = nullptr;
+          Require(flopspack_stream_packer_restore(state.data(), state.size(), nullptr, &corrupt) !=
+                      FLOPSPACK_OK,
+                  "a corrupted state is rejected");
+          break;
+        }
+        flopspack_stream_packer* restored = nullptr;
+        Require(flopspack_stream_packer_restore(state.data(), state.size(), nullptr, &restored) ==
+                    FLOPSPACK_OK,
+                "restore of a fresh save");
+        flopspack_stream_packer_destroy(packer);
+        packer = restored;
+        break;
+      }
+    }
+    for (size_t i = 0; i < placed.size(); ++i) {
+      Require(placed[i] <= length_of[i], "no document gets more tokens than its length");
+    }
+  }
+  Require(flopspack_stream_packer_flush(packer) == FLOPSPACK_OK, "final flush");
+  Drain(packer, options.capacity, placed);
+  const bool truncate = options.overflow == 1;
+  for (size_t i = 0; i < placed.size(); ++i) {
+    const int64_t expected = truncate ? std::min(length_of[i], options.capacity) : length_of[i];
+    Require(placed[i] == expected, "every accepted document is placed in full");
+  }
+  flopspack_stream_packer_destroy(packer);
+  return 0;
+}
