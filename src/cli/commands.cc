@@ -8,6 +8,7 @@ namespace flopspack::cli {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
+      PackCommand(),
       ModelsCommand(),
   };
   return commands;

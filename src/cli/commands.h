@@ -7,6 +7,7 @@
 namespace flopspack::cli {
 
 Command ModelsCommand();
+Command PackCommand();
 
 }  // namespace flopspack::cli
 

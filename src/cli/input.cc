@@ -112,6 +112,11 @@ std::string ReadAll(const std::string& path) {
 
 }  // namespace
 
+std::string Lengths::Where(size_t i) const {
+  if (i < lines.size()) return absl::StrCat(source, ":", lines[i]);
+  return absl::StrCat(source, " element ", i);
+}
+
 Lengths ParseText(const std::string& source, const std::string& bytes) {
   Lengths lengths;
   lengths.source = source;
@@ -120,6 +125,7 @@ Lengths ParseText(const std::string& source, const std::string& bytes) {
     const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
     if (trimmed.empty() || trimmed[0] == '#') return;  // blank lines and comments
     lengths.values.push_back(ParseLength(line, absl::StrCat(source, ":", number)));
+    lengths.lines.push_back(number);
   });
   RequireNonEmpty(lengths);
   return lengths;
@@ -181,6 +187,7 @@ Lengths ParseCsv(const std::string& source, const std::string& bytes, const std:
                                        fields.size(), Quote(lengths.column), index + 1));
     }
     lengths.values.push_back(ParseLength(fields[index], where));
+    lengths.lines.push_back(number);
   });
   RequireNonEmpty(lengths);
   return lengths;

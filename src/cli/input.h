@@ -23,6 +23,12 @@ struct Lengths {
   InputFormat format = InputFormat::kText;
   std::string column;  // the CSV column used (its header name)
   std::vector<int64_t> values;
+  // Line of each value (text and CSV; empty for .npy), for messages about a
+  // value the library rejects.
+  std::vector<int64_t> lines;
+
+  // "data.txt:17" or "data.npy element 16": where values[i] came from.
+  std::string Where(size_t i) const;
 };
 
 // Reads the lengths from path ("-" = standard input). column selects a CSV

@@ -157,6 +157,7 @@ Json ModelJson(const ModelSpec& spec) {
   Json out = Json::Object();
   out.Set("cost", spec.cost);
   out.Set("unit", spec.unit);
+  out.Set("summary", ModelSummary(spec));
   if (spec.cost == "tokens") return out;
   if (spec.cost == "quadratic") out.Set("quadratic_coef", spec.quadratic_coef);
   const flopspack_transformer_config& c = spec.config;

@@ -78,3 +78,103 @@ class CostModel:
         self.library.check(self.library.lib.flopspack_cost_model_document_costs(
             self.handle, int64_array(lengths), ctypes.c_size_t(len(lengths)), out))
         return list(out)
+
+
+class PlanMetrics(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("num_groups", ctypes.c_uint64),
+        ("num_items", ctypes.c_uint64),
+        ("max_group_cost", ctypes.c_double),
+        ("mean_group_cost", ctypes.c_double),
+        ("min_group_cost", ctypes.c_double),
+        ("total_cost", ctypes.c_double),
+        ("balance_efficiency", ctypes.c_double),
+        ("lower_bound", ctypes.c_double),
+        ("gap_to_lower_bound", ctypes.c_double),
+        ("real_tokens", ctypes.c_int64),
+        ("computed_tokens", ctypes.c_int64),
+        ("capacity", ctypes.c_int64),
+        ("fill", ctypes.c_double),
+        ("padding_efficiency", ctypes.c_double),
+        ("num_ranks", ctypes.c_uint64),
+        ("microbatches_per_rank", ctypes.c_uint64),
+        ("max_rank_cost", ctypes.c_double),
+        ("mean_rank_cost", ctypes.c_double),
+        ("rank_balance_efficiency", ctypes.c_double),
+        ("rank_lower_bound", ctypes.c_double),
+        ("rank_gap_to_lower_bound", ctypes.c_double),
+        ("worst_slot_balance", ctypes.c_double),
+        ("split_items", ctypes.c_uint64),
+        ("truncated_items", ctypes.c_uint64),
+        ("deferred_items", ctypes.c_uint64),
+        ("dropped_items", ctypes.c_uint64),
+        ("truncated_tokens", ctypes.c_int64),
+        ("deferred_tokens", ctypes.c_int64),
+        ("dropped_tokens", ctypes.c_int64),
+        ("num_steps", ctypes.c_uint64),
+        ("diversity_distance", ctypes.c_double),
+        ("diversity_distance_samples", ctypes.c_double),
+    ]
+
+
+class Plan:
+    """A flopspack_plan: metrics as a dict, groups as (items, tokens, real, computed, cost)."""
+
+    def __init__(self, library, handle):
+        self.library, self.handle = library, handle
+
+    def __del__(self):
+        self.library.lib.flopspack_plan_destroy(self.handle)
+
+    def metrics(self):
+        m = PlanMetrics()
+        m.struct_size = ctypes.sizeof(m)
+        self.library.check(self.library.lib.flopspack_plan_metrics(self.handle, ctypes.byref(m)))
+        return {name: getattr(m, name) for name, _ in PlanMetrics._fields_ if name != "struct_size"}
+
+    def groups(self):
+        lib = self.library.lib
+        lib.flopspack_plan_group_count.restype = ctypes.c_size_t
+        out = []
+        for g in range(lib.flopspack_plan_group_count(self.handle)):
+            items = ctypes.POINTER(ctypes.c_int64)()
+            tokens = ctypes.POINTER(ctypes.c_int64)()
+            n = ctypes.c_size_t()
+            self.library.check(lib.flopspack_plan_group(self.handle, ctypes.c_size_t(g),
+                                                        ctypes.byref(items), ctypes.byref(tokens),
+                                                        ctypes.byref(n)))
+            real, computed, cost = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_double()
+            self.library.check(lib.flopspack_plan_group_info(
+                self.handle, ctypes.c_size_t(g), ctypes.byref(real), ctypes.byref(computed),
+                ctypes.byref(cost)))
+            out.append(([items[i] for i in range(n.value)], [tokens[i] for i in range(n.value)],
+                        real.value, computed.value, cost.value))
+        return out
+
+
+class StreamOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("capacity", ctypes.c_int64),
+                ("window", ctypes.c_uint64), ("overflow", ctypes.c_int32),
+                ("seed", ctypes.c_uint64)]
+
+
+def stream_pack(library, lengths, model, capacity, window, overflow, seed):
+    """All of lengths through a stream packer, flushed, taken as one plan."""
+    lib = library.lib
+    options = StreamOptions()
+    lib.flopspack_stream_options_init(ctypes.byref(options))
+    options.capacity, options.window, options.overflow, options.seed = (capacity, window,
+                                                                       overflow, seed)
+    packer = ctypes.c_void_p()
+    library.check(lib.flopspack_stream_packer_create(ctypes.byref(options), model.handle,
+                                                     ctypes.byref(packer)))
+    try:
+        library.check(lib.flopspack_stream_packer_push(packer, int64_array(lengths),
+                                                       ctypes.c_size_t(len(lengths))))
+        library.check(lib.flopspack_stream_packer_flush(packer))
+        plan = ctypes.c_void_p()
+        library.check(lib.flopspack_stream_packer_take(packer, ctypes.byref(plan)))
+        return Plan(library, plan)
+    finally:
+        lib.flopspack_stream_packer_destroy(packer)

@@ -60,6 +60,8 @@ TEST(TextTest, ReadsLinesSkippingBlanksAndComments) {
   const Lengths l = ParseText("a.txt", "# lengths\n5\n\n  12 \r\n7\n+3");
   EXPECT_EQ(l.values, (Values{5, 12, 7, 3}));
   EXPECT_EQ(l.format, InputFormat::kText);
+  EXPECT_EQ(l.Where(1), "a.txt:4");
+  EXPECT_EQ(l.Where(3), "a.txt:6");
 }
 
 TEST(TextTest, BadLineNamesFileLineAndValue) {
@@ -92,6 +94,7 @@ TEST(CsvTest, SelectsColumnByNameIndexOrGuess) {
   const Lengths guessed = ParseCsv("d.csv", csv, "", ',');
   EXPECT_EQ(guessed.values, (Values{17, 4}));
   EXPECT_EQ(guessed.column, "num_tokens");
+  EXPECT_EQ(guessed.Where(1), "d.csv:3");
   EXPECT_EQ(ParseCsv("d.csv", "length\n3\n4\n", "", ',').values, (Values{3, 4}));
   EXPECT_EQ(ParseCsv("d.tsv", "a\tb\n3\t9\n", "b", '\t').values, (Values{9}));
 }
@@ -116,6 +119,7 @@ TEST(NpyTest, ReadsIntegerDtypesAndVersions) {
   EXPECT_EQ(ParseNpy("a.npy", Npy("<i8", "3,", Le64({5, 1, 1LL << 40}))).values,
             (Values{5, 1, 1LL << 40}));
   EXPECT_EQ(ParseNpy("a.npy", Npy("<i8", "2,", Le64({5, 6}), 2)).values, (Values{5, 6}));
+  EXPECT_EQ(ParseNpy("a.npy", Npy("<i8", "2,", Le64({5, 6}))).Where(1), "a.npy element 1");
   EXPECT_EQ(ParseNpy("a.npy", Npy("|u1", "2,", "\x07\xff")).values, (Values{7, 255}));
   EXPECT_EQ(ParseNpy("a.npy", Npy("<i2", "1,", std::string("\x00\x01", 2))).values, (Values{256}));
   EXPECT_EQ(ParseNpy("a.npy", Npy(">i4", "1,", std::string("\x00\x00\x01\x02", 4))).values,

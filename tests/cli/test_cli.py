@@ -84,3 +84,109 @@ def test_models_csv_and_output_file(tmp_path):
     assert len(lines) == 1 + len(run_json("models")["presets"])
     bad = run("models", "--output", tmp_path / "no" / "such" / "dir.csv", check=1)
     assert "cannot open for writing" in bad.stderr
+
+
+# ---- reading LENGTHS: formats and bad input --------------------------------
+
+SMALL = [5, 300, 70, 1200, 64, 999, 17, 4096, 130, 2, 611, 45]
+
+
+@pytest.fixture()
+def small_txt(tmp_path):
+    path = tmp_path / "small.txt"
+    path.write_text("# a comment\n" + "\n".join(map(str, SMALL)) + "\n")
+    return path
+
+
+def pack_json(*args, stdin=None):
+    return run_json("pack", "--cost=tokens", "--capacity=1024", *args, stdin=stdin)
+
+
+def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
+    import numpy
+    expected = pack_json(small_txt)["metrics"]
+    csv = tmp_path / "small.csv"
+    csv.write_text("id,num_tokens\n" + "".join(f"{i},{n}\n" for i, n in enumerate(SMALL)))
+    npy = tmp_path / "small.npy"
+    numpy.save(npy, numpy.array(SMALL, dtype=numpy.int32))
+    assert pack_json(csv)["metrics"] == expected
+    assert pack_json(csv, "--column=2")["metrics"] == expected
+    assert pack_json(npy)["metrics"] == expected
+    assert pack_json("-", stdin=small_txt.read_text())["metrics"] == expected
+    doc = pack_json(csv)
+    assert doc["input"] == {"source": str(csv), "format": "csv", "column": "num_tokens",
+                            "count": len(SMALL), "tokens": sum(SMALL)}
+
+
+LENGTHS_COMMANDS = ["pack"]
+
+
+@pytest.mark.parametrize("command", LENGTHS_COMMANDS)
+def test_bad_input_exit_1_names_file_line_value(tmp_path, command):
+    missing = tmp_path / "missing.txt"
+    result = run(command, missing, check=1)
+    assert f"flopspack {command}: {missing}: cannot open: No such file or directory" in result.stderr
+    bad = tmp_path / "bad.txt"
+    bad.write_text("12\n40\nforty\n7\n")
+    result = run(command, bad, check=1)
+    assert f"{bad}:3: 'forty' is not a length: expected a positive integer" in result.stderr
+    zero = tmp_path / "zero.txt"
+    zero.write_text("12\n0\n")
+    assert f"{zero}:2: '0' is not a length" in run(command, zero, check=1).stderr
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert f"{empty}: no lengths found (empty input)" in run(command, empty, check=1).stderr
+    assert "<stdin>: no lengths found" in run(command, "-", stdin="", check=1).stderr
+    assert run(command, bad, "--json", check=1).stdout == ""
+
+
+@pytest.mark.parametrize("command", LENGTHS_COMMANDS)
+def test_usage_errors_exit_2(small_txt, command):
+    result = run(command, small_txt, "--no-such-flag", check=2)
+    assert f"unknown flag '--no-such-flag' for 'flopspack {command}'" in result.stderr
+    assert "expected 1 argument, got 0" in run(command, check=2).stderr
+    assert "unknown preset" in run(command, small_txt, "--model=gpt-17", check=2).stderr
+    assert "--cost=cubic" in run(command, small_txt, "--cost=cubic", check=2).stderr
+
+
+# ---- pack -------------------------------------------------------------------
+
+def test_pack_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import stream_pack
+    doc = run_json("pack", small_txt, "--model=mistral-7b", "--capacity=1024", "--window=5",
+                   "--seed=3", "--plan")
+    model = lib.transformer(32, 4096, 32, 8, 14336, 32000, True)
+    plan = stream_pack(lib, SMALL, model, capacity=1024, window=5, overflow=2, seed=3)
+    assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
+                              if k not in PlanKeysOfSteps}
+    groups = plan.groups()
+    assert len(doc["groups"]) == len(groups)
+    for got, (items, tokens, real, computed, cost) in zip(doc["groups"], groups):
+        assert (got["items"], got["tokens"], got["real_tokens"], got["computed_tokens"],
+                got["cost"]) == (items, tokens, real, computed, cost)
+    # Invariants: every token placed once, no sequence over the capacity.
+    placed = [0] * len(SMALL)
+    for g in doc["groups"]:
+        assert sum(g["tokens"]) <= 1024
+        for item, tokens in zip(g["items"], g["tokens"]):
+            placed[item] += tokens
+    assert placed == SMALL
+    assert doc["stream"]["split_documents"] == sum(1 for n in SMALL if n > 1024)
+
+
+PlanKeysOfSteps = {"num_ranks", "microbatches_per_rank", "max_rank_cost", "mean_rank_cost",
+                   "rank_balance_efficiency", "rank_lower_bound", "rank_gap_to_lower_bound",
+                   "worst_slot_balance"}
+
+
+def test_pack_csv_plan_rows_and_overflow_error(small_txt):
+    rows = run("pack", small_txt, "--capacity=1024", "--plan", "--csv", check=0).stdout.split()
+    assert rows[0] == "group,item,tokens"
+    per_item = {}
+    for row in rows[1:]:
+        _, item, tokens = map(int, row.split(","))
+        per_item[item] = per_item.get(item, 0) + tokens
+    assert [per_item[i] for i in range(len(SMALL))] == SMALL
+    result = run("pack", small_txt, "--capacity=1024", "--overflow=error", check=1)
+    assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
+    assert "must be a positive" in run("pack", small_txt, "--capacity=0", check=2).stderr
