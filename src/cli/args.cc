@@ -122,7 +122,14 @@ std::string CommandHelp(const Command& command) {
     if (name == "output") left = "  -o, --output=FILE";
     std::string help = flag->Help();
     const std::string def = flag->DefaultValue();
-    if (!def.empty() && !flag->IsOfType<bool>()) help += absl::StrCat(" (default: ", def, ")");
+    // Defaults the help already explains (sentinels such as "0 = from the
+    // preset") are not repeated.
+    const bool explained = absl::StrContains(help, "default") || absl::StrContains(help, "preset");
+    if (flag->IsOfType<bool>()) {
+      if (def == "true") help += absl::StrCat(" (on by default; --no", Dashed(name), " turns it off)");
+    } else if (!def.empty() && !explained) {
+      help += absl::StrCat(" (default: ", def, ")");
+    }
     if (left.size() >= 24) {
       absl::StrAppend(&out, left, "\n", std::string(24, ' '), help, "\n");
     } else {

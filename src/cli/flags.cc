@@ -11,7 +11,7 @@ ABSL_FLAG(std::string, column, "",
 ABSL_FLAG(bool, json, false, "print JSON (schema flopspack-cli/1, docs/cli.md) instead of a table");
 ABSL_FLAG(bool, csv, false, "print the table as CSV");
 ABSL_FLAG(std::string, output, "", "write the result to this file instead of standard output");
-ABSL_FLAG(bool, progress, true, "show a progress bar on stderr when stderr is a terminal");
+ABSL_FLAG(bool, progress, true, "progress bar on stderr when stderr is a terminal");
 
 ABSL_FLAG(std::string, cost, "transformer",
           "cost of a document: tokens, quadratic (l + c*l^2) or transformer (training FLOPs)");
@@ -21,8 +21,8 @@ ABSL_FLAG(std::string, model, "",
 ABSL_FLAG(int64_t, layers, 0, "number of transformer layers (overrides the preset)");
 ABSL_FLAG(int64_t, hidden, 0, "hidden size d (overrides the preset)");
 ABSL_FLAG(int64_t, heads, 0, "query heads (overrides the preset)");
-ABSL_FLAG(int64_t, kv_heads, 0, "key/value heads, grouped-query attention (default: --heads)");
-ABSL_FLAG(int64_t, head_dim, 0, "size of one head (default: hidden / heads)");
+ABSL_FLAG(int64_t, kv_heads, 0, "key/value heads for grouped-query attention (default: the preset's, or --heads)");
+ABSL_FLAG(int64_t, head_dim, 0, "size of one head (default: the preset's, or hidden / heads)");
 ABSL_FLAG(int64_t, ffn, 0, "FFN width (overrides the preset)");
 ABSL_FLAG(int64_t, vocab, -1, "vocabulary size, 0 = no LM head (overrides the preset)");
 ABSL_FLAG(bool, gated, false, "gated FFN with three matrices, SwiGLU (implied by presets)");
@@ -31,6 +31,6 @@ ABSL_FLAG(bool, recompute, false, "full activation recompute: 4x forward instead
 ABSL_FLAG(std::string, attention, "document",
           "attention span in a packed sequence: document (varlen masking) or sequence");
 ABSL_FLAG(double, quadratic_coef, 0,
-          "c of --cost quadratic; 0 = the model's attention/dense ratio (docs/cli.md)");
+          "c of --cost quadratic; 0 (default) = the shape's attention/dense FLOPs ratio");
 
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random choice: the same seed gives the same plan");
