@@ -74,8 +74,9 @@ def test_json_is_the_report_schema_and_matches_the_input(report):
     assert doc["input"]["count"] == len(lengths)
     assert doc["input"]["tokens"] == sum(lengths)
     hist = doc["stats"]["histogram"]
-    assert sum(hist["documents"]) == pytest.approx(1.0)
-    assert sum(hist["tokens"]) == pytest.approx(1.0)
+    assert sum(hist["document_share"]) == pytest.approx(1.0)
+    assert sum(hist["token_share"]) == pytest.approx(1.0)
+    assert sum(hist["counts"]) == len(lengths)
 
 
 def _pixels(png):

@@ -108,9 +108,9 @@ def plot_histogram(plt, stats, unit, out_dir):
     """Length histogram on log2 bins: share of documents, tokens and cost per bin."""
     hist = stats["histogram"]
     edges = hist["upper_edges"]
-    series = [("documents", hist["documents"]), ("tokens", hist["tokens"])]
-    if hist.get("cost") is not None:
-        series.append((f"cost ({unit})", hist["cost"]))
+    series = [("documents", hist["document_share"]), ("tokens", hist["token_share"])]
+    if hist.get("cost_share") is not None:
+        series.append((f"cost ({unit})", hist["cost_share"]))
     fig, ax = plt.subplots(figsize=(9, 4.2))
     n = len(series)
     width = 0.8 / n
@@ -232,13 +232,13 @@ def render(doc, out_dir):
         rows = []
         for k, upper in enumerate(hist["upper_edges"]):
             lower = 1 if k == 0 else hist["upper_edges"][k - 1] + 1
-            row = [f"{_fmt_int(lower)}–{_fmt_int(upper)}", _fmt_pct(hist["documents"][k], 2),
-                   _fmt_pct(hist["tokens"][k], 2)]
-            if hist.get("cost") is not None:
-                row.append(_fmt_pct(hist["cost"][k], 2))
+            row = [f"{_fmt_int(lower)}–{_fmt_int(upper)}", _fmt_int(hist["counts"][k]),
+                   _fmt_pct(hist["document_share"][k], 2), _fmt_pct(hist["token_share"][k], 2)]
+            if hist.get("cost_share") is not None:
+                row.append(_fmt_pct(hist["cost_share"][k], 2))
             rows.append(row)
-        header = ["length", "documents", "tokens"] + (
-            [f"cost ({unit})"] if hist.get("cost") is not None else [])
+        header = ["length", "documents", "% documents", "% tokens"] + (
+            [f"% cost ({unit})"] if hist.get("cost_share") is not None else [])
         parts.append(_table(header, rows))
         parts.append("<h2>The tail</h2>")
         parts.append('<p class="note">Documents longer than each threshold and the share of '
