@@ -17,9 +17,18 @@ from flopspack_ctypes import Library  # noqa: E402
 CLI = os.environ["FLOPSPACK_CLI"]
 
 
+def child_env():
+    """The environment for processes the tests start: without the sanitizer
+    runtimes preloaded into this Python (see CMakeLists.txt)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
+    if "FLOPSPACK_CHILD_ASAN_OPTIONS" in os.environ:
+        env["ASAN_OPTIONS"] = os.environ["FLOPSPACK_CHILD_ASAN_OPTIONS"]
+    return env
+
+
 def run(*args, stdin=None, check=None):
     result = subprocess.run([CLI, *map(str, args)], input=stdin, capture_output=True, text=True,
-                            timeout=120)
+                            timeout=120, env=child_env())
     if check is not None:
         assert result.returncode == check, (args, result.returncode, result.stderr)
     return result
