@@ -11,7 +11,6 @@
 #include "progress.h"
 #include "status.h"
 
-ABSL_FLAG(int64_t, capacity, 8192, "tokens per packed sequence");
 ABSL_FLAG(std::string, algorithm, "stream",
           "packing algorithm: stream (bounded-memory best fit over a window of documents)");
 ABSL_FLAG(std::string, overflow, "split",

@@ -34,3 +34,4 @@ ABSL_FLAG(double, quadratic_coef, 0,
           "c of --cost quadratic; 0 (default) = the shape's attention/dense FLOPs ratio");
 
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random choice: the same seed gives the same plan");
+ABSL_FLAG(int64_t, capacity, 8192, "tokens per packed sequence (one microbatch)");

@@ -30,7 +30,8 @@ ABSL_DECLARE_FLAG(bool, causal);
 ABSL_DECLARE_FLAG(bool, recompute);
 ABSL_DECLARE_FLAG(std::string, attention);
 ABSL_DECLARE_FLAG(double, quadratic_coef);
-// Shared by the planning subcommands.
+// Shared by the packing, planning and simulating subcommands.
 ABSL_DECLARE_FLAG(uint64_t, seed);
+ABSL_DECLARE_FLAG(int64_t, capacity);
 
 #endif  // FLOPSPACK_CLI_FLAGS_H_

@@ -34,7 +34,7 @@ Progress::~Progress() {
 
 void Progress::Set(uint64_t done) {
   done_ = done;
-  if (!enabled_) return;
+  if (!enabled_ || total_ == 0) return;
   const auto now = std::chrono::steady_clock::now();
   if (done != 0 && done < total_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;

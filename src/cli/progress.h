@@ -23,6 +23,8 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   void Set(uint64_t done);
+  // For work whose size is known only once it starts (a library callback).
+  void SetTotal(uint64_t total) { total_ = total; }
   void Advance() { Set(done_ + 1); }
   bool enabled() const { return enabled_; }
 
