@@ -299,7 +299,117 @@ FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
 
 /* @@SECTION step-planner@@ */
 
-/* @@SECTION buckets@@ */
+/* ------------------------------------------------------------------------
+ * Length buckets and the bucket sampler: padded batches with little padding
+ * whose optimizer steps still see the whole length distribution
+ * (docs/buckets.md).
+ * ---------------------------------------------------------------------- */
+
+/* The num_buckets bucket upper bounds that minimise the total padding when
+ * every sample is padded to the upper bound of its bucket (the first bound
+ * >= its length); exact (dynamic programming over the distinct lengths).
+ * Writes num_buckets non-decreasing bounds into upper_bounds; the last is the
+ * longest length. With D >= num_buckets distinct lengths the bounds are
+ * strictly increasing; with fewer, each distinct length is its own bucket
+ * (zero padding) and the last num_buckets - D bounds repeat the longest
+ * length (empty buckets). Needs n >= 1 and num_buckets >= 1. */
+FLOPSPACK_API flopspack_status flopspack_buckets_optimize(const int64_t* lengths, size_t n,
+                                                          size_t num_buckets,
+                                                          int64_t* upper_bounds);
+
+/* Total padding of the samples under the given non-decreasing upper bounds
+ * (each sample padded to the first bound >= its length; the last bound must
+ * be >= every length). */
+FLOPSPACK_API flopspack_status flopspack_buckets_padding(const int64_t* lengths, size_t n,
+                                                         const int64_t* upper_bounds,
+                                                         size_t num_buckets, int64_t* out_padding);
+
+/* What limits a padded batch. */
+typedef enum flopspack_bucket_budget {
+  /* batch size x longest sample <= max_padded_tokens */
+  FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS = 0,
+  /* the cost model's padded-batch cost <= max_batch_cost */
+  FLOPSPACK_BUCKET_BUDGET_COST = 1
+} flopspack_bucket_budget;
+
+typedef struct flopspack_bucket_sampler_options {
+  uint32_t struct_size; /* sizeof(flopspack_bucket_sampler_options) */
+  int32_t budget_kind;  /* flopspack_bucket_budget, default PADDED_TOKENS */
+  uint32_t num_buckets; /* default 64; ignored when upper_bounds is given */
+  int32_t drop_last;    /* 0 = pad last (default), 1 = drop last, see below */
+  /* Explicit bucket upper bounds (non-decreasing, the last >= every length),
+   * copied at creation. NULL / 0 = optimal bounds for the budget: those that
+   * minimise the number of batches, i.e. padding plus the budget each
+   * bucket's batches leave unused (docs/buckets.md). */
+  const int64_t* upper_bounds;
+  uint64_t num_upper_bounds;
+  int64_t max_padded_tokens;   /* the budget for PADDED_TOKENS (must be set) */
+  double max_batch_cost;       /* the budget for COST (must be set) */
+  uint64_t num_ranks;          /* data-parallel ranks, default 1 */
+  uint64_t accumulation_steps; /* batches per rank per optimizer step, default 1 */
+  uint64_t seed;               /* default 0 */
+} flopspack_bucket_sampler_options;
+
+FLOPSPACK_API void flopspack_bucket_sampler_options_init(flopspack_bucket_sampler_options* options);
+
+/* A sampler of padded batches: samples go to length buckets; each epoch
+ * shuffles every bucket (from seed and epoch), cuts it into batches within
+ * the budget, and arranges the batches into optimizer steps of num_ranks x
+ * accumulation_steps batches so that each step draws from the buckets in
+ * proportion to the data and the ranks of a step carry nearly equal cost.
+ * Every epoch has the same number of steps. If the batch count is not a
+ * multiple of a step: pad last splits batches until it is (every sample is
+ * used exactly once per epoch); drop last drops the surplus batches with the
+ * fewest tokens (flopspack_plan_dropped lists their samples).
+ * model may be NULL unless budget_kind is COST; when given, batch costs
+ * (what ranks are balanced on) are its padded-batch costs, else padded
+ * tokens. The sampler keeps its own reference to the model: the caller may
+ * destroy its handle. Fails with FLOPSPACK_INFEASIBLE when a sample alone
+ * breaks the budget or the data cannot fill one step.
+ * The sampler is immutable and may be used from several threads. */
+typedef struct flopspack_bucket_sampler flopspack_bucket_sampler;
+
+FLOPSPACK_API flopspack_status flopspack_bucket_sampler_create(
+    const flopspack_bucket_sampler_options* options, const flopspack_cost_model* model,
+    const int64_t* lengths, size_t n, flopspack_bucket_sampler** out);
+
+/* One epoch: a pure function of (seed, epoch), so a run resumed anywhere
+ * sees what an uninterrupted run would. One group per batch, ordered by
+ * step, rank, accumulation index: group (s * R + r) * A + a has
+ * flopspack_plan_group_slot rank r and slot s * A + a, so step s of rank r
+ * is its batches s*A .. s*A + A - 1. Metrics: padding_efficiency,
+ * balance_efficiency (sum over steps of mean rank cost / sum of max rank
+ * cost), diversity_distance(_samples) averaged over steps, num_steps,
+ * dropped_items. */
+FLOPSPACK_API flopspack_status flopspack_bucket_sampler_epoch(
+    const flopspack_bucket_sampler* sampler, uint64_t epoch, flopspack_plan** out);
+
+/* One step of an epoch: its num_ranks x accumulation_steps groups exactly
+ * as in the epoch's plan (same slots), metrics for that step alone. The last
+ * epoch's layout is cached, so stepping through an epoch costs O(step). */
+FLOPSPACK_API flopspack_status flopspack_bucket_sampler_step(
+    const flopspack_bucket_sampler* sampler, uint64_t epoch, uint64_t step, flopspack_plan** out);
+
+/* Optimizer steps per epoch (the same for every epoch). */
+FLOPSPACK_API flopspack_status
+flopspack_bucket_sampler_steps_per_epoch(const flopspack_bucket_sampler* sampler, uint64_t* out);
+
+/* The bucket upper bounds in use (borrowed, valid until destroy). */
+FLOPSPACK_API flopspack_status flopspack_bucket_sampler_upper_bounds(
+    const flopspack_bucket_sampler* sampler, const int64_t** upper_bounds, size_t* n);
+
+/* Per-step diversity of a plan of this sampler (an epoch or a step plan):
+ * the KS distance of each step's token-weighted and sample-weighted length
+ * distribution to the whole data's, in step order, into caller buffers of
+ * capacity entries; *num_steps receives the number of steps. With both
+ * buffers NULL it only sets *num_steps (a size query); otherwise a capacity
+ * below the step count fails with FLOPSPACK_BUFFER_TOO_SMALL. One of the
+ * buffers may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_bucket_sampler_step_diversity(
+    const flopspack_bucket_sampler* sampler, const flopspack_plan* plan, double* token_distances,
+    double* sample_distances, size_t capacity, size_t* num_steps);
+
+FLOPSPACK_API void flopspack_bucket_sampler_destroy(flopspack_bucket_sampler* sampler);
 
 /* @@SECTION stats@@ */
 

@@ -1,0 +1,215 @@
+// extern "C" entry points for length buckets and the bucket sampler:
+// validate pointers, convert, call the core in src/pack/, map the status.
+#include <memory>
+#include <vector>
+
+#include "capi/capi_util.h"
+#include "capi/handles.h"
+#include "pack/bucket_sampler.h"
+#include "pack/buckets.h"
+
+using flopspack::capi::FromStatus;
+using flopspack::capi::Guard;
+using flopspack::capi::ReadOptions;
+using flopspack::capi::RequireArray;
+using flopspack::capi::RequireNonNull;
+using flopspack::capi::SetError;
+
+struct flopspack_bucket_sampler {
+  std::unique_ptr<flopspack::pack::BucketSampler> sampler;
+};
+
+namespace {
+
+flopspack_status EmitPlan(absl::StatusOr<flopspack::pack::Plan> plan, flopspack_plan** out) {
+  if (!plan.ok()) return FromStatus(plan.status());
+  *out = new flopspack_plan{std::move(*plan)};
+  return FLOPSPACK_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+flopspack_status flopspack_buckets_optimize(const int64_t* lengths, size_t n, size_t num_buckets,
+                                            int64_t* upper_bounds) {
+  return Guard([&] {
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (num_buckets == 0) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT, "num_buckets = 0: need at least one bucket");
+    }
+    if (flopspack_status s =
+            RequireArray(upper_bounds, num_buckets, sizeof(int64_t), "upper_bounds")) {
+      return s;
+    }
+    if (num_buckets > static_cast<size_t>(INT64_MAX)) {
+      return SetError(FLOPSPACK_OUT_OF_RANGE, "num_buckets overflows int64");
+    }
+    absl::StatusOr<std::vector<int64_t>> bounds = flopspack::pack::OptimalUpperBounds(
+        absl::MakeConstSpan(lengths, n), static_cast<int64_t>(num_buckets));
+    if (!bounds.ok()) return FromStatus(bounds.status());
+    std::copy(bounds->begin(), bounds->end(), upper_bounds);
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_buckets_padding(const int64_t* lengths, size_t n,
+                                           const int64_t* upper_bounds, size_t num_buckets,
+                                           int64_t* out_padding) {
+  return Guard([&] {
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (flopspack_status s =
+            RequireArray(upper_bounds, num_buckets, sizeof(int64_t), "upper_bounds")) {
+      return s;
+    }
+    if (flopspack_status s = RequireNonNull(out_padding, "out_padding")) return s;
+    absl::StatusOr<int64_t> padding = flopspack::pack::PaddingToUpperBounds(
+        absl::MakeConstSpan(lengths, n), absl::MakeConstSpan(upper_bounds, num_buckets));
+    if (!padding.ok()) return FromStatus(padding.status());
+    *out_padding = *padding;
+    return FLOPSPACK_OK;
+  });
+}
+
+void flopspack_bucket_sampler_options_init(flopspack_bucket_sampler_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_bucket_sampler_options{};
+  options->struct_size = sizeof(flopspack_bucket_sampler_options);
+  options->budget_kind = FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS;
+  options->num_buckets = 64;
+  options->num_ranks = 1;
+  options->accumulation_steps = 1;
+}
+
+flopspack_status flopspack_bucket_sampler_create(const flopspack_bucket_sampler_options* options,
+                                                 const flopspack_cost_model* model,
+                                                 const int64_t* lengths, size_t n,
+                                                 flopspack_bucket_sampler** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(options, "options")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    flopspack_bucket_sampler_options o;
+    flopspack_bucket_sampler_options_init(&o);
+    if (flopspack_status s = ReadOptions(options, &o, "flopspack_bucket_sampler_options")) {
+      return s;
+    }
+    if (o.budget_kind != FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS &&
+        o.budget_kind != FLOPSPACK_BUCKET_BUDGET_COST) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                      absl::StrFormat("options->budget_kind = %d is not a flopspack_bucket_budget "
+                                      "value",
+                                      o.budget_kind));
+    }
+    if (o.drop_last != 0 && o.drop_last != 1) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                      absl::StrFormat("options->drop_last = %d must be 0 or 1", o.drop_last));
+    }
+    if (flopspack_status s = RequireArray(o.upper_bounds, o.num_upper_bounds, sizeof(int64_t),
+                                          "options->upper_bounds")) {
+      return s;
+    }
+    for (auto [name, value] : {std::pair<const char*, uint64_t>{"num_ranks", o.num_ranks},
+                               {"accumulation_steps", o.accumulation_steps}}) {
+      if (value > static_cast<uint64_t>(INT32_MAX)) {
+        return SetError(FLOPSPACK_OUT_OF_RANGE,
+                        absl::StrFormat("options->%s = %u is too large", name, value));
+      }
+    }
+    flopspack::pack::BucketSamplerOptions core;
+    core.num_buckets = o.num_buckets;
+    if (o.num_upper_bounds > 0) {
+      core.upper_bounds.assign(o.upper_bounds, o.upper_bounds + o.num_upper_bounds);
+    }
+    core.budget = o.budget_kind == FLOPSPACK_BUCKET_BUDGET_COST
+                      ? flopspack::pack::BucketBudget::kCost
+                      : flopspack::pack::BucketBudget::kPaddedTokens;
+    core.max_padded_tokens = o.max_padded_tokens;
+    core.max_batch_cost = o.max_batch_cost;
+    core.num_ranks = static_cast<int64_t>(o.num_ranks);
+    core.accumulation_steps = static_cast<int64_t>(o.accumulation_steps);
+    core.drop_last = o.drop_last == 1;
+    core.seed = o.seed;
+    std::shared_ptr<const flopspack::cost::CostModel> cost_model =
+        model != nullptr ? model->model : nullptr;
+    auto sampler = flopspack::pack::BucketSampler::Create(core, std::move(cost_model),
+                                                          absl::MakeConstSpan(lengths, n));
+    if (!sampler.ok()) return FromStatus(sampler.status());
+    *out = new flopspack_bucket_sampler{std::move(*sampler)};
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_sampler_epoch(const flopspack_bucket_sampler* sampler,
+                                                uint64_t epoch, flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(sampler, "sampler")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    return EmitPlan(sampler->sampler->Epoch(epoch), out);
+  });
+}
+
+flopspack_status flopspack_bucket_sampler_step(const flopspack_bucket_sampler* sampler,
+                                               uint64_t epoch, uint64_t step,
+                                               flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(sampler, "sampler")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    return EmitPlan(sampler->sampler->Step(epoch, step), out);
+  });
+}
+
+flopspack_status flopspack_bucket_sampler_steps_per_epoch(const flopspack_bucket_sampler* sampler,
+                                                          uint64_t* out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(sampler, "sampler")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    *out = static_cast<uint64_t>(sampler->sampler->steps_per_epoch());
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_sampler_upper_bounds(const flopspack_bucket_sampler* sampler,
+                                                       const int64_t** upper_bounds, size_t* n) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(sampler, "sampler")) return s;
+    if (flopspack_status s = RequireNonNull(upper_bounds, "upper_bounds")) return s;
+    if (flopspack_status s = RequireNonNull(n, "n")) return s;
+    *upper_bounds = sampler->sampler->upper_bounds().data();
+    *n = sampler->sampler->upper_bounds().size();
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_sampler_step_diversity(const flopspack_bucket_sampler* sampler,
+                                                         const flopspack_plan* plan,
+                                                         double* token_distances,
+                                                         double* sample_distances, size_t capacity,
+                                                         size_t* num_steps) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(sampler, "sampler")) return s;
+    if (flopspack_status s = RequireNonNull(plan, "plan")) return s;
+    if (flopspack_status s = RequireNonNull(num_steps, "num_steps")) return s;
+    auto distances = flopspack::pack::StepDistances(plan->plan, sampler->sampler->reference(),
+                                                    sampler->sampler->accumulation_steps());
+    if (!distances.ok()) return FromStatus(distances.status());
+    const size_t steps = distances->size();
+    if (token_distances != nullptr || sample_distances != nullptr) {
+      if (capacity < steps) {
+        return SetError(
+            FLOPSPACK_BUFFER_TOO_SMALL,
+            absl::StrFormat("capacity = %u but the plan has %u steps", capacity, steps));
+      }
+      for (size_t k = 0; k < steps; ++k) {
+        if (token_distances != nullptr) token_distances[k] = (*distances)[k].tokens;
+        if (sample_distances != nullptr) sample_distances[k] = (*distances)[k].samples;
+      }
+    }
+    *num_steps = steps;
+    return FLOPSPACK_OK;
+  });
+}
+
+void flopspack_bucket_sampler_destroy(flopspack_bucket_sampler* sampler) { delete sampler; }
+
+}  // extern "C"
