@@ -126,7 +126,8 @@ std::string CommandHelp(const Command& command) {
     // preset") are not repeated.
     const bool explained = absl::StrContains(help, "default") || absl::StrContains(help, "preset");
     if (flag->IsOfType<bool>()) {
-      if (def == "true") help += absl::StrCat(" (on by default; --no", Dashed(name), " turns it off)");
+      if (def == "true")
+        help += absl::StrCat(" (on by default; --no", Dashed(name), " turns it off)");
     } else if (!def.empty() && !explained) {
       help += absl::StrCat(" (default: ", def, ")");
     }

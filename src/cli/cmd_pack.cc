@@ -17,7 +17,6 @@ ABSL_FLAG(std::string, overflow, "split",
           "documents longer than the capacity: split (into capacity-sized pieces), truncate, or "
           "error");
 ABSL_FLAG(uint64_t, window, 10000, "--algorithm=stream: documents held at most");
-ABSL_FLAG(bool, plan, false, "print the sequences themselves, not only the metrics");
 
 namespace flopspack::cli {
 namespace {

@@ -8,6 +8,7 @@ namespace flopspack::cli {
 
 Command ModelsCommand();
 Command PackCommand();
+Command BucketsCommand();
 
 }  // namespace flopspack::cli
 

@@ -21,7 +21,8 @@ ABSL_FLAG(std::string, model, "",
 ABSL_FLAG(int64_t, layers, 0, "number of transformer layers (overrides the preset)");
 ABSL_FLAG(int64_t, hidden, 0, "hidden size d (overrides the preset)");
 ABSL_FLAG(int64_t, heads, 0, "query heads (overrides the preset)");
-ABSL_FLAG(int64_t, kv_heads, 0, "key/value heads for grouped-query attention (default: the preset's, or --heads)");
+ABSL_FLAG(int64_t, kv_heads, 0,
+          "key/value heads for grouped-query attention (default: the preset's, or --heads)");
 ABSL_FLAG(int64_t, head_dim, 0, "size of one head (default: the preset's, or hidden / heads)");
 ABSL_FLAG(int64_t, ffn, 0, "FFN width (overrides the preset)");
 ABSL_FLAG(int64_t, vocab, -1, "vocabulary size, 0 = no LM head (overrides the preset)");
@@ -35,3 +36,9 @@ ABSL_FLAG(double, quadratic_coef, 0,
 
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random choice: the same seed gives the same plan");
 ABSL_FLAG(int64_t, capacity, 8192, "tokens per packed sequence (one microbatch)");
+ABSL_FLAG(std::string, ranks, "",
+          "data-parallel ranks (GPUs); default 1024 (simulate), 8 (buckets); simulate and report "
+          "take a comma-separated list to sweep");
+ABSL_FLAG(uint64_t, microbatches, 1,
+          "microbatches (gradient-accumulation steps) per rank and optimizer step");
+ABSL_FLAG(bool, plan, false, "print the plan's groups themselves, not only its metrics");

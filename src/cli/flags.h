@@ -33,5 +33,8 @@ ABSL_DECLARE_FLAG(double, quadratic_coef);
 // Shared by the packing, planning and simulating subcommands.
 ABSL_DECLARE_FLAG(uint64_t, seed);
 ABSL_DECLARE_FLAG(int64_t, capacity);
+ABSL_DECLARE_FLAG(std::string, ranks);
+ABSL_DECLARE_FLAG(uint64_t, microbatches);
+ABSL_DECLARE_FLAG(bool, plan);
 
 #endif  // FLOPSPACK_CLI_FLAGS_H_

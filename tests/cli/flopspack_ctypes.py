@@ -178,3 +178,37 @@ def stream_pack(library, lengths, model, capacity, window, overflow, seed):
         return Plan(library, plan)
     finally:
         lib.flopspack_stream_packer_destroy(packer)
+
+
+class BucketSamplerOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("budget_kind", ctypes.c_int32),
+                ("num_buckets", ctypes.c_uint32), ("drop_last", ctypes.c_int32),
+                ("upper_bounds", ctypes.POINTER(ctypes.c_int64)),
+                ("num_upper_bounds", ctypes.c_uint64), ("max_padded_tokens", ctypes.c_int64),
+                ("max_batch_cost", ctypes.c_double), ("num_ranks", ctypes.c_uint64),
+                ("accumulation_steps", ctypes.c_uint64), ("seed", ctypes.c_uint64)]
+
+
+def bucket_epoch(library, lengths, model, num_buckets, max_padded_tokens, num_ranks,
+                 accumulation, seed, epoch):
+    """The bucket sampler's epoch plan and its upper bounds."""
+    lib = library.lib
+    options = BucketSamplerOptions()
+    lib.flopspack_bucket_sampler_options_init(ctypes.byref(options))
+    options.num_buckets, options.max_padded_tokens = num_buckets, max_padded_tokens
+    options.num_ranks, options.accumulation_steps, options.seed = num_ranks, accumulation, seed
+    sampler = ctypes.c_void_p()
+    library.check(lib.flopspack_bucket_sampler_create(
+        ctypes.byref(options), model.handle, int64_array(lengths), ctypes.c_size_t(len(lengths)),
+        ctypes.byref(sampler)))
+    try:
+        plan = ctypes.c_void_p()
+        library.check(lib.flopspack_bucket_sampler_epoch(sampler, ctypes.c_uint64(epoch),
+                                                         ctypes.byref(plan)))
+        bounds = ctypes.POINTER(ctypes.c_int64)()
+        n = ctypes.c_size_t()
+        library.check(lib.flopspack_bucket_sampler_upper_bounds(sampler, ctypes.byref(bounds),
+                                                                ctypes.byref(n)))
+        return Plan(library, plan), [bounds[i] for i in range(n.value)]
+    finally:
+        lib.flopspack_bucket_sampler_destroy(sampler)

@@ -127,7 +127,7 @@ def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
                             "count": len(SMALL), "tokens": sum(SMALL)}
 
 
-LENGTHS_COMMANDS = ["pack"]
+LENGTHS_COMMANDS = ["pack", "buckets"]
 
 
 @pytest.mark.parametrize("command", LENGTHS_COMMANDS)
@@ -199,3 +199,53 @@ def test_pack_csv_plan_rows_and_overflow_error(small_txt):
     result = run("pack", small_txt, "--capacity=1024", "--overflow=error", check=1)
     assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
     assert "must be a positive" in run("pack", small_txt, "--capacity=0", check=2).stderr
+
+
+# ---- buckets ----------------------------------------------------------------
+
+def test_buckets_match_the_library(lib, small_txt):
+    from flopspack_ctypes import bucket_epoch
+    args = ["buckets", small_txt, "--cost=tokens", "--buckets=3", "--max-padded-tokens=8192",
+            "--ranks=2", "--seed=5", "--epoch=1", "--plan"]
+    doc = run_json(*args)
+    plan, bounds = bucket_epoch(lib, SMALL, lib.tokens(), num_buckets=3, max_padded_tokens=8192,
+                                num_ranks=2, accumulation=1, seed=5, epoch=1)
+    assert doc["metrics"] == plan.metrics()
+    assert [b["upper_bound"] for b in doc["buckets"]] == sorted(set(bounds))
+    groups = plan.groups()
+    assert len(doc["groups"]) == len(groups)
+    for got, (items, tokens, real, computed, cost) in zip(doc["groups"], groups):
+        assert (got["items"], got["tokens"], got["real_tokens"], got["computed_tokens"],
+                got["cost"]) == (items, tokens, real, computed, cost)
+    # Every document exactly once per epoch (pad last), in the bucket of the
+    # first bound >= its length.
+    assert sorted(i for g in doc["groups"] for i in g["items"]) == list(range(len(SMALL)))
+    assert sum(b["documents"] for b in doc["buckets"]) == len(SMALL)
+    assert sum(b["tokens"] for b in doc["buckets"]) == sum(SMALL)
+    for b in doc["buckets"]:
+        below = [n for n in SMALL if n <= b["upper_bound"]]
+        lower = [c["upper_bound"] for c in doc["buckets"] if c["upper_bound"] < b["upper_bound"]]
+        mine = [n for n in below if not lower or n > max(lower)]
+        assert (b["documents"], b["padding"]) == (len(mine),
+                                                  sum(b["upper_bound"] - n for n in mine))
+    # The same seed gives the same plan; the trade-off's point at 3 buckets is this epoch.
+    assert run_json(*args) == doc
+    trade = run_json(*args, "--tradeoff=1,3")["tradeoff"]
+    assert [t["num_buckets"] for t in trade] == [1, 3]
+    assert trade[1]["padding_efficiency"] == doc["metrics"]["padding_efficiency"]
+    assert trade[1]["diversity_distance"] == doc["metrics"]["diversity_distance"]
+
+
+def test_buckets_csv_and_errors(small_txt):
+    rows = run("buckets", small_txt, "--ranks=2", "--max-padded-tokens=8192", "--csv",
+               check=0).stdout.splitlines()
+    assert rows[0] == "bucket,upper bound,documents,tokens,padding tokens,padding eff"
+    plan_rows = run("buckets", small_txt, "--ranks=2", "--max-padded-tokens=8192", "--csv",
+                    "--plan", check=0).stdout.splitlines()
+    assert plan_rows[0] == "group,rank,slot,item,tokens"
+    assert len(plan_rows) == 1 + len(SMALL)
+    # A document alone over the budget: the library's INFEASIBLE, exit 1.
+    result = run("buckets", small_txt, "--max-padded-tokens=1000", check=1)
+    assert "FLOPSPACK_INFEASIBLE" in result.stderr
+    assert "one rank count" in run("buckets", small_txt, "--ranks=2,4", check=2).stderr
+    assert "--tradeoff" in run("buckets", small_txt, "--tradeoff=0", check=2).stderr
