@@ -239,7 +239,7 @@ def test_buckets_match_the_library(lib, small_txt):
 def test_buckets_csv_and_errors(small_txt):
     rows = run("buckets", small_txt, "--ranks=2", "--max-padded-tokens=8192", "--csv",
                check=0).stdout.splitlines()
-    assert rows[0] == "bucket,upper bound,documents,tokens,padding tokens,padding eff"
+    assert rows[0] == "bucket,upper bound,documents,tokens,padding to bound,efficiency at bound"
     plan_rows = run("buckets", small_txt, "--ranks=2", "--max-padded-tokens=8192", "--csv",
                     "--plan", check=0).stdout.splitlines()
     assert plan_rows[0] == "group,rank,slot,item,tokens"
