@@ -226,6 +226,24 @@ FLOPSPACK_API void flopspack_cost_model_destroy(flopspack_cost_model* model);
  * appears in several groups with its pieces). Plans are immutable; a plan
  * may be read from several threads at once.
  * ---------------------------------------------------------------------- */
+/* What happens to a document longer than a sequence's or microbatch's token
+ * capacity (and, for the step planner, to documents that do not fit in the
+ * step). One enum for every packer and planner; each says which values it
+ * accepts (an unsupported value is FLOPSPACK_INVALID_ARGUMENT). */
+typedef enum flopspack_overflow {
+  /* Fail: FLOPSPACK_INVALID_ARGUMENT naming the document (the step planner
+   * also fails with FLOPSPACK_INFEASIBLE for a batch that does not fit). */
+  FLOPSPACK_OVERFLOW_ERROR = 0,
+  /* Keep the first `capacity` tokens; the rest is counted as truncated. */
+  FLOPSPACK_OVERFLOW_TRUNCATE = 1,
+  /* Cut it into pieces of at most `capacity` tokens, each an item of the plan
+   * with the document's index (each piece attends within itself). */
+  FLOPSPACK_OVERFLOW_SPLIT = 2,
+  /* Leave it out of the plan and list it in flopspack_plan_deferred()
+   * (step planner only). */
+  FLOPSPACK_OVERFLOW_DEFER = 3
+} flopspack_overflow;
+
 typedef struct flopspack_plan flopspack_plan;
 
 /* Quality figures of a plan. Output struct: set struct_size before the call;
@@ -297,7 +315,136 @@ FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
 
 /* @@SECTION pack-balance@@ */
 
-/* @@SECTION step-planner@@ */
+/* ------------------------------------------------------------------------
+ * Step planning: the documents of one global batch -> num_ranks ranks x
+ * microbatches_per_rank microbatches, each microbatch holding at most
+ * max_tokens_per_microbatch tokens (a hard memory limit), balanced so the
+ * slowest rank is as fast as possible (see docs/planner.md).
+ *
+ * The plan has num_ranks x M groups, rank-major: group g is slot g % M of
+ * rank g / M (flopspack_plan_group_slot says so too). Its metrics fill the
+ * step fields: rank balance efficiency, the rank lower bound and the gap to
+ * it, worst per-slot balance, fill, split and deferred documents.
+ * ---------------------------------------------------------------------- */
+
+/* How documents are assigned. */
+typedef enum flopspack_step_algorithm {
+  /* Document-level cost balance under the cap: LPT then moves and swaps of
+   * documents between the heaviest and the lightest ranks. The default. */
+  FLOPSPACK_STEP_DOCUMENTS = 0,
+  /* Concatenate in input order, cut every cap tokens, deal the sequences at
+   * random (seeded): what most pipelines do today. */
+  FLOPSPACK_STEP_RANDOM = 1,
+  /* The document-level planner balancing token counts instead of cost. */
+  FLOPSPACK_STEP_TOKENS = 2,
+  /* Pre-pack sequences (first-fit decreasing), then LPT of the sequences by
+   * cost onto the ranks. */
+  FLOPSPACK_STEP_SEQUENCES = 3
+} flopspack_step_algorithm;
+
+/* Which microbatch of a rank runs in which slot. */
+typedef enum flopspack_slot_order {
+  /* Heaviest first: slot j holds every rank's j-th heaviest microbatch, so
+   * per-slot cost is even across ranks. The default. */
+  FLOPSPACK_SLOT_ORDER_DESCENDING = 0,
+  /* verl-style: the lightest microbatches at both ends, heaviest in the
+   * middle (short pipeline warm-up and cool-down). */
+  FLOPSPACK_SLOT_ORDER_LIGHT_ENDS = 1,
+  /* As the algorithm produced them. */
+  FLOPSPACK_SLOT_ORDER_AS_PLANNED = 2
+} flopspack_slot_order;
+
+typedef struct flopspack_step_options {
+  uint32_t struct_size;              /* sizeof(flopspack_step_options) */
+  uint32_t num_ranks;                /* data-parallel ranks, >= 1 (no default) */
+  uint32_t microbatches_per_rank;    /* 0 = the fewest that hold the batch */
+  int32_t algorithm;                 /* flopspack_step_algorithm */
+  int64_t max_tokens_per_microbatch; /* the cap, >= 1 (no default) */
+  uint64_t seed;                     /* for FLOPSPACK_STEP_RANDOM */
+  int32_t ordering;                  /* flopspack_slot_order */
+  int32_t overflow;                  /* flopspack_overflow: ERROR, SPLIT or DEFER */
+} flopspack_step_options;
+
+/* Defaults: num_ranks 0 and max_tokens_per_microbatch 0 (both must be set),
+ * microbatches_per_rank 0, FLOPSPACK_STEP_DOCUMENTS, seed 0,
+ * FLOPSPACK_SLOT_ORDER_DESCENDING, FLOPSPACK_OVERFLOW_SPLIT. */
+FLOPSPACK_API void flopspack_step_options_init(flopspack_step_options* options);
+
+/* Plans one step: document i has lengths[i] tokens and is item i of the
+ * plan. Same inputs and seed give the same plan, bit for bit, in every
+ * process. Errors: FLOPSPACK_INVALID_ARGUMENT (NULL, num_ranks 0, cap <= 0,
+ * a length <= 0, a document over the cap under REJECT), FLOPSPACK_INFEASIBLE
+ * (the batch does not fit under SPLIT or REJECT), FLOPSPACK_CALLBACK_FAILED
+ * (a custom cost model failed). */
+FLOPSPACK_API flopspack_status flopspack_plan_step(const flopspack_step_options* options,
+                                                   const flopspack_cost_model* model,
+                                                   const int64_t* lengths, size_t n,
+                                                   flopspack_plan** out);
+
+/* A stateful planner for a training loop: push documents as they stream in,
+ * take one plan per step; leftovers carry over; documents of at least
+ * outlier_min_tokens tokens may wait (at most max_defer_steps steps) so that
+ * one step takes at most max_outliers_per_step of them (WLB-LLM's outlier
+ * queue). Items of its plans are push ids: the k-th document pushed since
+ * creation is item k. Its state saves to bytes and restores exactly. Used
+ * by one thread at a time. */
+typedef struct flopspack_step_planner flopspack_step_planner;
+
+typedef struct flopspack_step_planner_options {
+  uint32_t struct_size;          /* sizeof(flopspack_step_planner_options) */
+  uint32_t max_defer_steps;      /* default 2; 0 = outliers never wait */
+  int64_t tokens_per_step;       /* tokens one step takes; 0 = num_ranks x M x cap
+                                    (needs microbatches_per_rank > 0) */
+  int64_t outlier_min_tokens;    /* 0 = no outlier queue (default) */
+  int64_t max_outliers_per_step; /* 0 = num_ranks (default) */
+} flopspack_step_planner_options;
+
+FLOPSPACK_API void flopspack_step_planner_options_init(flopspack_step_planner_options* options);
+
+/* planner_options may be NULL (defaults). The planner keeps its own
+ * reference to the model: the model handle may be destroyed after this. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_create(
+    const flopspack_step_options* options, const flopspack_step_planner_options* planner_options,
+    const flopspack_cost_model* model, flopspack_step_planner** out);
+
+/* Appends n documents (all or none: a length <= 0, or a document over the
+ * cap unless the overflow policy is SPLIT, rejects the call). first_id, if
+ * not NULL, receives the id of the first one. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_push(flopspack_step_planner* planner,
+                                                           const int64_t* lengths, size_t n,
+                                                           int64_t* first_id);
+
+/* Plans the next step from the queued documents (an empty queue gives a
+ * plan of empty microbatches). Its deferred list holds the documents that
+ * were due and wait for a later step. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_next(flopspack_step_planner* planner,
+                                                           flopspack_plan** out);
+
+/* Documents and tokens queued (outliers waiting included), and steps
+ * planned so far. Any out-pointer may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_pending(const flopspack_step_planner* planner,
+                                                              uint64_t* documents, int64_t* tokens,
+                                                              uint64_t* steps);
+
+/* Bytes flopspack_step_planner_save() needs now. */
+FLOPSPACK_API flopspack_status
+flopspack_step_planner_save_size(const flopspack_step_planner* planner, size_t* size);
+
+/* Writes the state into buffer[0..capacity) and its size into *written.
+ * FLOPSPACK_BUFFER_TOO_SMALL (nothing written, the message gives the size
+ * needed) when capacity is below flopspack_step_planner_save_size(). */
+FLOPSPACK_API flopspack_status flopspack_step_planner_save(const flopspack_step_planner* planner,
+                                                           void* buffer, size_t capacity,
+                                                           size_t* written);
+
+/* A planner from saved bytes and the same cost model; it produces exactly
+ * the plans the saved one would have. Truncated, corrupted (checksum) or
+ * foreign bytes give FLOPSPACK_INVALID_ARGUMENT. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_restore(const void* bytes, size_t size,
+                                                              const flopspack_cost_model* model,
+                                                              flopspack_step_planner** out);
+
+FLOPSPACK_API void flopspack_step_planner_destroy(flopspack_step_planner* planner);
 
 /* ------------------------------------------------------------------------
  * Length buckets and the bucket sampler: padded batches with little padding

@@ -27,6 +27,14 @@ std::shared_ptr<const flopspack::cost::CostModel> ModelOf(const flopspack_cost_m
 
 }  // namespace
 
+static_assert(static_cast<int>(flopspack::pack::StreamOverflow::kError) ==
+                      FLOPSPACK_OVERFLOW_ERROR &&
+                  static_cast<int>(flopspack::pack::StreamOverflow::kTruncate) ==
+                      FLOPSPACK_OVERFLOW_TRUNCATE &&
+                  static_cast<int>(flopspack::pack::StreamOverflow::kSplit) ==
+                      FLOPSPACK_OVERFLOW_SPLIT,
+              "core and C overflow values agree");
+
 extern "C" {
 
 void flopspack_stream_options_init(flopspack_stream_options* options) {
@@ -34,7 +42,7 @@ void flopspack_stream_options_init(flopspack_stream_options* options) {
   *options = flopspack_stream_options{};
   options->struct_size = sizeof(flopspack_stream_options);
   options->window = 10000;
-  options->overflow = static_cast<int32_t>(flopspack::pack::StreamOverflow::kSplit);
+  options->overflow = FLOPSPACK_OVERFLOW_SPLIT;
 }
 
 flopspack_status flopspack_stream_packer_create(const flopspack_stream_options* options,

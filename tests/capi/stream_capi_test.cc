@@ -112,7 +112,7 @@ TEST(StreamCapiTest, BadInput) {
   EXPECT_FLOPSPACK_ERROR(flopspack_stream_packer_create(&options, nullptr, &packer),
                          FLOPSPACK_INVALID_ARGUMENT, "window = 0");
   options.window = 10;
-  options.overflow = 0;  // error
+  options.overflow = FLOPSPACK_OVERFLOW_ERROR;
   ASSERT_EQ(flopspack_stream_packer_create(&options, nullptr, &packer), FLOPSPACK_OK);
   const int64_t over[2] = {10, 101};
   EXPECT_FLOPSPACK_ERROR(flopspack_stream_packer_push(packer, over, 2), FLOPSPACK_INVALID_ARGUMENT,

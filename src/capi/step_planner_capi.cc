@@ -1,0 +1,193 @@
+// extern "C" entry points for step planning: validate pointers and option
+// structs, convert, call the core in src/pack/step_planner*.h, map the status.
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "capi/capi_util.h"
+#include "capi/handles.h"
+#include "pack/step_planner.h"
+#include "pack/step_planner_state.h"
+
+using flopspack::capi::FromStatus;
+using flopspack::capi::Guard;
+using flopspack::capi::ReadOptions;
+using flopspack::capi::RequireArray;
+using flopspack::capi::RequireNonNull;
+using flopspack::capi::SetError;
+
+struct flopspack_step_planner {
+  std::unique_ptr<flopspack::pack::StreamingStepPlanner> planner;
+};
+
+namespace {
+
+// Reads and converts the step options; range checks are the core's.
+flopspack_status ReadStepOptions(const flopspack_step_options* in,
+                                 flopspack::pack::StepOptions* out) {
+  if (flopspack_status s = RequireNonNull(in, "options")) return s;
+  flopspack_step_options o;
+  flopspack_step_options_init(&o);
+  if (flopspack_status s = ReadOptions(in, &o, "flopspack_step_options")) return s;
+  out->num_ranks = o.num_ranks;
+  out->microbatches_per_rank = o.microbatches_per_rank;
+  out->max_tokens_per_microbatch = o.max_tokens_per_microbatch;
+  out->algorithm = static_cast<flopspack::pack::StepAlgorithm>(o.algorithm);
+  out->seed = o.seed;
+  out->ordering = static_cast<flopspack::pack::SlotOrder>(o.ordering);
+  out->overflow = static_cast<flopspack::pack::OverflowPolicy>(o.overflow);
+  return FromStatus(flopspack::pack::ValidateStepOptions(*out));
+}
+
+}  // namespace
+
+static_assert(
+    static_cast<int>(flopspack::pack::OverflowPolicy::kReject) == FLOPSPACK_OVERFLOW_ERROR &&
+        static_cast<int>(flopspack::pack::OverflowPolicy::kSplit) == FLOPSPACK_OVERFLOW_SPLIT &&
+        static_cast<int>(flopspack::pack::OverflowPolicy::kDefer) == FLOPSPACK_OVERFLOW_DEFER,
+    "core and C overflow values agree");
+
+extern "C" {
+
+void flopspack_step_options_init(flopspack_step_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_step_options{};
+  options->struct_size = sizeof(flopspack_step_options);
+  options->algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  options->ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
+  options->overflow = FLOPSPACK_OVERFLOW_SPLIT;
+}
+
+flopspack_status flopspack_plan_step(const flopspack_step_options* options,
+                                     const flopspack_cost_model* model, const int64_t* lengths,
+                                     size_t n, flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack::pack::StepOptions o;
+    if (flopspack_status s = ReadStepOptions(options, &o)) return s;
+    auto plan = flopspack::pack::PlanStep(o, *model->model, absl::MakeConstSpan(lengths, n));
+    if (!plan.ok()) return FromStatus(plan.status());
+    *out = new flopspack_plan{std::move(*plan)};
+    return FLOPSPACK_OK;
+  });
+}
+
+void flopspack_step_planner_options_init(flopspack_step_planner_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_step_planner_options{};
+  options->struct_size = sizeof(flopspack_step_planner_options);
+  options->max_defer_steps = 2;
+}
+
+flopspack_status flopspack_step_planner_create(
+    const flopspack_step_options* options, const flopspack_step_planner_options* planner_options,
+    const flopspack_cost_model* model, flopspack_step_planner** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack::pack::StepOptions o;
+    if (flopspack_status s = ReadStepOptions(options, &o)) return s;
+    flopspack_step_planner_options p;
+    flopspack_step_planner_options_init(&p);
+    if (flopspack_status s = ReadOptions(planner_options, &p, "flopspack_step_planner_options")) {
+      return s;
+    }
+    flopspack::pack::StreamOptions stream;
+    stream.tokens_per_step = p.tokens_per_step;
+    stream.outlier_min_tokens = p.outlier_min_tokens;
+    stream.max_defer_steps = p.max_defer_steps;
+    stream.max_outliers_per_step = p.max_outliers_per_step;
+    auto planner = flopspack::pack::StreamingStepPlanner::Create(o, stream, model->model);
+    if (!planner.ok()) return FromStatus(planner.status());
+    *out = new flopspack_step_planner{std::move(*planner)};
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_planner_push(flopspack_step_planner* planner,
+                                             const int64_t* lengths, size_t n, int64_t* first_id) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    auto first = planner->planner->Push(absl::MakeConstSpan(lengths, n));
+    if (!first.ok()) return FromStatus(first.status());
+    if (first_id != nullptr) *first_id = *first;
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_planner_next(flopspack_step_planner* planner,
+                                             flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    auto plan = planner->planner->Next();
+    if (!plan.ok()) return FromStatus(plan.status());
+    *out = new flopspack_plan{std::move(*plan)};
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_planner_pending(const flopspack_step_planner* planner,
+                                                uint64_t* documents, int64_t* tokens,
+                                                uint64_t* steps) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
+    if (documents != nullptr) {
+      *documents = static_cast<uint64_t>(planner->planner->pending_documents());
+    }
+    if (tokens != nullptr) *tokens = planner->planner->pending_tokens();
+    if (steps != nullptr) *steps = static_cast<uint64_t>(planner->planner->steps());
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_planner_save_size(const flopspack_step_planner* planner,
+                                                  size_t* size) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
+    if (flopspack_status s = RequireNonNull(size, "size")) return s;
+    *size = planner->planner->Save().size();
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_planner_save(const flopspack_step_planner* planner, void* buffer,
+                                             size_t capacity, size_t* written) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
+    if (flopspack_status s = RequireNonNull(written, "written")) return s;
+    if (flopspack_status s = RequireArray(buffer, capacity, 1, "buffer")) return s;
+    const std::string bytes = planner->planner->Save();
+    if (capacity < bytes.size()) {
+      return SetError(FLOPSPACK_BUFFER_TOO_SMALL,
+                      absl::StrFormat("buffer: capacity %u is below the %u bytes the state needs "
+                                      "(see flopspack_step_planner_save_size)",
+                                      capacity, bytes.size()));
+    }
+    std::memcpy(buffer, bytes.data(), bytes.size());
+    *written = bytes.size();
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_planner_restore(const void* bytes, size_t size,
+                                                const flopspack_cost_model* model,
+                                                flopspack_step_planner** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireArray(bytes, size, 1, "bytes")) return s;
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    auto planner = flopspack::pack::StreamingStepPlanner::Restore(
+        absl::string_view(static_cast<const char*>(bytes), size), model->model);
+    if (!planner.ok()) return FromStatus(planner.status());
+    *out = new flopspack_step_planner{std::move(*planner)};
+    return FLOPSPACK_OK;
+  });
+}
+
+void flopspack_step_planner_destroy(flopspack_step_planner* planner) { delete planner; }
+
+}  // extern "C"

@@ -1,0 +1,260 @@
+// The step-planning entry points through the shared library: results, the
+// stateful planner's save/restore, and the bad-input rows of docs/planner.md.
+#include <cstring>
+#include <vector>
+
+#include "capi_test_util.h"
+
+namespace {
+
+flopspack_cost_model* Quadratic() {
+  flopspack_cost_model* model = nullptr;
+  EXPECT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
+  return model;
+}
+
+flopspack_step_options Options(uint32_t ranks, uint32_t microbatches, int64_t cap) {
+  flopspack_step_options o;
+  flopspack_step_options_init(&o);
+  o.num_ranks = ranks;
+  o.microbatches_per_rank = microbatches;
+  o.max_tokens_per_microbatch = cap;
+  return o;
+}
+
+std::vector<int64_t> Lengths(size_t n) {
+  std::vector<int64_t> lengths(n);
+  uint64_t x = 12345;
+  for (int64_t& l : lengths) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    l = 1 + static_cast<int64_t>((x >> 33) % 400);
+  }
+  return lengths;
+}
+
+TEST(StepPlannerCapiTest, DefaultsAreDocumented) {
+  flopspack_step_options o;
+  std::memset(&o, 0xAB, sizeof(o));
+  flopspack_step_options_init(&o);
+  EXPECT_EQ(o.struct_size, sizeof(o));
+  EXPECT_EQ(o.num_ranks, 0u);
+  EXPECT_EQ(o.microbatches_per_rank, 0u);
+  EXPECT_EQ(o.max_tokens_per_microbatch, 0);
+  EXPECT_EQ(o.algorithm, FLOPSPACK_STEP_DOCUMENTS);
+  EXPECT_EQ(o.ordering, FLOPSPACK_SLOT_ORDER_DESCENDING);
+  EXPECT_EQ(o.overflow, FLOPSPACK_OVERFLOW_SPLIT);
+  flopspack_step_planner_options p;
+  flopspack_step_planner_options_init(&p);
+  EXPECT_EQ(p.max_defer_steps, 2u);
+  EXPECT_EQ(p.outlier_min_tokens, 0);
+}
+
+TEST(StepPlannerCapiTest, PlansAStep) {
+  flopspack_cost_model* model = Quadratic();
+  const std::vector<int64_t> lengths = Lengths(120);  // ~75% of 8 x 4 x 1024
+  flopspack_step_options o = Options(8, 4, 1024);
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  ASSERT_EQ(flopspack_plan_group_count(plan), 32u);
+  std::vector<int64_t> seen(lengths.size(), 0);
+  for (size_t g = 0; g < 32; ++g) {
+    size_t rank = 99, slot = 99, n = 0;
+    ASSERT_EQ(flopspack_plan_group_slot(plan, g, &rank, &slot), FLOPSPACK_OK);
+    EXPECT_EQ(rank, g / 4);
+    EXPECT_EQ(slot, g % 4);
+    const int64_t *items = nullptr, *tokens = nullptr;
+    ASSERT_EQ(flopspack_plan_group(plan, g, &items, &tokens, &n), FLOPSPACK_OK);
+    int64_t sum = 0;
+    for (size_t k = 0; k < n; ++k) {
+      seen[items[k]] += tokens[k];
+      sum += tokens[k];
+    }
+    EXPECT_LE(sum, 1024);
+  }
+  for (size_t i = 0; i < lengths.size(); ++i) EXPECT_EQ(seen[i], lengths[i]);
+  struct flopspack_plan_metrics m;
+  m.struct_size = sizeof(m);
+  ASSERT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
+  EXPECT_EQ(m.num_ranks, 8u);
+  EXPECT_EQ(m.microbatches_per_rank, 4u);
+  EXPECT_GT(m.rank_balance_efficiency, 0.999);
+  EXPECT_GE(m.rank_gap_to_lower_bound, 0);
+  EXPECT_GT(m.fill, 0.5);
+  EXPECT_GT(m.worst_slot_balance, 0);
+  // Bit-identical on a second call.
+  flopspack_plan* again = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &again), FLOPSPACK_OK);
+  for (size_t g = 0; g < 32; ++g) {
+    double a = 0, b = 0;
+    flopspack_plan_group_info(plan, g, nullptr, nullptr, &a);
+    flopspack_plan_group_info(again, g, nullptr, nullptr, &b);
+    EXPECT_EQ(std::memcmp(&a, &b, sizeof(a)), 0);
+  }
+  flopspack_plan_destroy(again);
+  flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(StepPlannerCapiTest, DeferredDocumentsAreListed) {
+  flopspack_cost_model* model = Quadratic();
+  const int64_t lengths[] = {100, 5000, 200};
+  flopspack_step_options o = Options(2, 1, 1024);
+  o.overflow = FLOPSPACK_OVERFLOW_DEFER;
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths, 3, &plan), FLOPSPACK_OK);
+  const int64_t* items = nullptr;
+  size_t n = 0;
+  ASSERT_EQ(flopspack_plan_deferred(plan, &items, &n), FLOPSPACK_OK);
+  ASSERT_EQ(n, 1u);
+  EXPECT_EQ(items[0], 1);
+  flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(StepPlannerCapiTest, StatefulPlannerSavesAndRestores) {
+  flopspack_cost_model* model = Quadratic();
+  flopspack_step_options o = Options(4, 2, 1024);
+  flopspack_step_planner_options p;
+  flopspack_step_planner_options_init(&p);
+  p.tokens_per_step = 7000;
+  p.outlier_min_tokens = 350;
+  flopspack_step_planner* a = nullptr;
+  ASSERT_EQ(flopspack_step_planner_create(&o, &p, model, &a), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  const std::vector<int64_t> lengths = Lengths(400);
+  int64_t first = -1;
+  ASSERT_EQ(flopspack_step_planner_push(a, lengths.data(), 200, &first), FLOPSPACK_OK);
+  EXPECT_EQ(first, 0);
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_step_planner_next(a, &plan), FLOPSPACK_OK);
+  flopspack_plan_destroy(plan);
+
+  size_t size = 0;
+  ASSERT_EQ(flopspack_step_planner_save_size(a, &size), FLOPSPACK_OK);
+  std::vector<unsigned char> bytes(size);
+  size_t written = 12345;
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_save(a, bytes.data(), size - 1, &written),
+                         FLOPSPACK_BUFFER_TOO_SMALL, "bytes the state needs");
+  EXPECT_EQ(written, 12345u);
+  ASSERT_EQ(flopspack_step_planner_save(a, bytes.data(), size, &written), FLOPSPACK_OK);
+  EXPECT_EQ(written, size);
+
+  flopspack_step_planner* b = nullptr;
+  ASSERT_EQ(flopspack_step_planner_restore(bytes.data(), size, model, &b), FLOPSPACK_OK);
+  flopspack_cost_model_destroy(model);  // the planners keep their own reference
+  for (flopspack_step_planner* planner : {a, b}) {
+    ASSERT_EQ(flopspack_step_planner_push(planner, lengths.data() + 200, 200, &first),
+              FLOPSPACK_OK);
+    EXPECT_EQ(first, 200);
+  }
+  for (int step = 0; step < 4; ++step) {
+    flopspack_plan *pa = nullptr, *pb = nullptr;
+    ASSERT_EQ(flopspack_step_planner_next(a, &pa), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_step_planner_next(b, &pb), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_plan_group_count(pa), flopspack_plan_group_count(pb));
+    for (size_t g = 0; g < flopspack_plan_group_count(pa); ++g) {
+      const int64_t *ia = nullptr, *ib = nullptr;
+      size_t na = 0, nb = 0;
+      flopspack_plan_group(pa, g, &ia, nullptr, &na);
+      flopspack_plan_group(pb, g, &ib, nullptr, &nb);
+      ASSERT_EQ(na, nb);
+      EXPECT_EQ(std::memcmp(ia, ib, na * sizeof(int64_t)), 0);
+    }
+    flopspack_plan_destroy(pa);
+    flopspack_plan_destroy(pb);
+  }
+  uint64_t documents = 1, steps = 0;
+  int64_t tokens = 1;
+  ASSERT_EQ(flopspack_step_planner_pending(b, &documents, &tokens, &steps), FLOPSPACK_OK);
+  EXPECT_EQ(steps, 5u);
+
+  // Corrupted bytes are refused cleanly.
+  bytes[bytes.size() / 2] ^= 0x01;
+  flopspack_step_planner* c = nullptr;
+  model = Quadratic();
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_restore(bytes.data(), size, model, &c),
+                         FLOPSPACK_INVALID_ARGUMENT, "checksum");
+  EXPECT_EQ(c, nullptr);
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_restore(bytes.data(), 5, model, &c),
+                         FLOPSPACK_INVALID_ARGUMENT, "too short");
+  flopspack_cost_model_destroy(model);
+  flopspack_step_planner_destroy(a);
+  flopspack_step_planner_destroy(b);
+  flopspack_step_planner_destroy(nullptr);
+}
+
+TEST(StepPlannerBadInputTest, Rows) {
+  flopspack_cost_model* model = Quadratic();
+  const int64_t lengths[] = {10, 20, 3000};
+  flopspack_plan* plan = nullptr;
+  flopspack_step_options o = Options(0, 1, 1024);
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "num_ranks = 0");
+  o = Options(2, 1, 0);
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "max_tokens_per_microbatch = 0");
+  o = Options(2, 1, -5);
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "max_tokens_per_microbatch = -5");
+  o = Options(2, 1, 1024);
+  o.overflow = FLOPSPACK_OVERFLOW_ERROR;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 3, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "lengths[2] = 3000");
+  o.overflow = 7;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "overflow = 7");
+  o = Options(1, 1, 16);
+  o.overflow = FLOPSPACK_OVERFLOW_SPLIT;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan), FLOPSPACK_INFEASIBLE,
+                         "does not fit");
+  o = Options(2, 1, 1024);
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(nullptr, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "options");
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, nullptr, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "model");
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, nullptr, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "lengths");
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, nullptr),
+                         FLOPSPACK_INVALID_ARGUMENT, "out");
+  const int64_t negative[] = {4, 0};
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, negative, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "lengths[1] = 0");
+  EXPECT_EQ(plan, nullptr) << "out must stay untouched on failure";
+
+  // A newer caller's struct with a non-zero unknown tail.
+  struct Newer {
+    flopspack_step_options base;
+    uint64_t extra;
+  } newer;
+  std::memset(&newer, 0, sizeof(newer));
+  newer.base = Options(2, 1, 1024);
+  newer.base.struct_size = sizeof(newer);
+  newer.extra = 1;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&newer.base, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "unknown tail");
+  newer.extra = 0;
+  ASSERT_EQ(flopspack_plan_step(&newer.base, model, lengths, 2, &plan), FLOPSPACK_OK);
+  flopspack_plan_destroy(plan);
+
+  // Stateful planner.
+  flopspack_step_planner* planner = nullptr;
+  o = Options(2, 0, 1024);
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_create(&o, nullptr, model, &planner),
+                         FLOPSPACK_INVALID_ARGUMENT, "tokens_per_step");
+  o = Options(2, 1, 1024);
+  o.overflow = FLOPSPACK_OVERFLOW_ERROR;
+  ASSERT_EQ(flopspack_step_planner_create(&o, nullptr, model, &planner), FLOPSPACK_OK);
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_push(planner, lengths, 3, nullptr),
+                         FLOPSPACK_INVALID_ARGUMENT, "lengths[2] = 3000");
+  uint64_t documents = 9;
+  ASSERT_EQ(flopspack_step_planner_pending(planner, &documents, nullptr, nullptr), FLOPSPACK_OK);
+  EXPECT_EQ(documents, 0u);
+  size_t written = 0;
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_save(planner, nullptr, 10, &written),
+                         FLOPSPACK_INVALID_ARGUMENT, "buffer");
+  flopspack_step_planner_destroy(planner);
+  flopspack_cost_model_destroy(model);
+}
+
+}  // namespace
