@@ -63,8 +63,8 @@ void Run(const Invocation& invocation) {
   // Padding to the bound is what flopspack_buckets_padding counts; the
   // sampler pads each batch only to its own longest sample, so the plan's
   // padding efficiency is at least the bound's.
-  Table bounds({"bucket", "upper bound", "documents", "tokens", "padding to bound",
-                "efficiency at bound"});
+  Table bounds(
+      {"bucket", "upper bound", "documents", "tokens", "padding to bound", "efficiency at bound"});
   for (size_t b = 0; b < rows.size(); ++b) {
     const BucketRow& r = rows[b];
     bounds.AddRow(

@@ -11,26 +11,10 @@
 #include "progress.h"
 #include "status.h"
 
-ABSL_FLAG(std::string, algorithm, "stream",
-          "packing algorithm: stream (bounded-memory best fit over a window of documents)");
-ABSL_FLAG(std::string, overflow, "split",
-          "documents longer than the capacity: split (into capacity-sized pieces), truncate, or "
-          "error");
 ABSL_FLAG(uint64_t, window, 10000, "--algorithm=stream: documents held at most");
 
 namespace flopspack::cli {
 namespace {
-
-// flopspack_stream_options.overflow takes "a flopspack_overflow value"
-// (flopspack.h); the enum itself arrives with flopspack_pack. Its values, as
-// docs/streaming.md documents them: 0 error, 1 truncate, 2 split.
-int32_t Overflow() {
-  const std::string overflow = absl::GetFlag(FLAGS_overflow);
-  if (overflow == "error") return 0;
-  if (overflow == "truncate") return 1;
-  if (overflow == "split") return 2;
-  throw UsageError(absl::StrFormat("--overflow=%s: expected split, truncate or error", overflow));
-}
 
 struct StreamPackerDeleter {
   void operator()(flopspack_stream_packer* p) const { flopspack_stream_packer_destroy(p); }
@@ -72,8 +56,9 @@ Packed PackStream(const Context& context, int32_t overflow) {
 
 void Run(const Invocation& invocation) {
   const Format format = OutputFormat("pack", true);
-  const std::string algorithm = absl::GetFlag(FLAGS_algorithm);
-  const int32_t overflow = Overflow();
+  const std::string algorithm =
+      invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "stream";
+  const int32_t overflow = ParseOverflow(invocation, "split", {"split", "truncate", "error"});
   if (algorithm != "stream") {
     throw UsageError(absl::StrFormat("--algorithm=%s: expected stream", algorithm));
   }
@@ -83,18 +68,7 @@ void Run(const Invocation& invocation) {
         absl::StrFormat("--capacity=%d: must be a positive number of tokens", capacity));
   }
   const Context context = LoadContext(invocation, invocation.positional[0]);
-  if (overflow == 0) {
-    // Name the offending line rather than an index into a pushed chunk.
-    const std::vector<int64_t>& v = context.lengths.values;
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (v[i] > capacity) {
-        throw InputError(absl::StrFormat(
-            "%s: length %d exceeds --capacity=%d (--overflow=error; use split or truncate to "
-            "accept it)",
-            context.lengths.Where(i), v[i], capacity));
-      }
-    }
-  }
+  if (overflow == FLOPSPACK_OVERFLOW_ERROR) RequireWithinCapacity(context, capacity);
   const Packed packed = PackStream(context, overflow);
   const PlanPtr& plan = packed.plan;
   const struct flopspack_plan_metrics metrics = PlanMetrics(plan.get());
@@ -107,7 +81,7 @@ void Run(const Invocation& invocation) {
     Json options = Json::Object();
     options.Set("algorithm", algorithm);
     options.Set("capacity", absl::GetFlag(FLAGS_capacity));
-    options.Set("overflow", absl::GetFlag(FLAGS_overflow));
+    options.Set("overflow", OverflowName(overflow));
     options.Set("window", absl::GetFlag(FLAGS_window));
     options.Set("seed", absl::GetFlag(FLAGS_seed));
     out.Set("options", std::move(options));
@@ -150,7 +124,9 @@ Command PackCommand() {
           "Packs the documents into sequences of --capacity tokens and prints the plan's\n"
           "metrics: sequences, fill (real tokens / sequences x capacity), split or truncated\n"
           "documents, and the spread of sequence costs. --plan prints the sequences too\n"
-          "(--csv then gives one row per document piece: group,item,tokens).",
+          "(--csv then gives one row per document piece: group,item,tokens).\n"
+          "--algorithm: stream (default; best fit decreasing over a window of --window\n"
+          "documents, bounded memory). --overflow: split (default), truncate or error.",
           Concat({{"capacity", "algorithm", "overflow", "window", "seed", "plan"},
                   InputFlags(),
                   ModelFlags(),

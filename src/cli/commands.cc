@@ -9,6 +9,7 @@ namespace flopspack::cli {
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       PackCommand(),
+      PlanCommand(),
       BucketsCommand(),
       ModelsCommand(),
   };

@@ -9,6 +9,7 @@ namespace flopspack::cli {
 Command ModelsCommand();
 Command PackCommand();
 Command BucketsCommand();
+Command PlanCommand();
 
 }  // namespace flopspack::cli
 

@@ -22,6 +22,18 @@ Context LoadContext(const Invocation& invocation, const std::string& path) {
   return context;
 }
 
+void RequireWithinCapacity(const Context& context, int64_t capacity) {
+  const std::vector<int64_t>& v = context.lengths.values;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] > capacity) {
+      throw InputError(absl::StrFormat(
+          "%s: length %d exceeds --capacity=%d (--overflow=error; use --overflow=split to "
+          "accept it)",
+          context.lengths.Where(i), v[i], capacity));
+    }
+  }
+}
+
 Json InputJson(const Context& context) {
   Json out = Json::Object();
   out.Set("source", context.lengths.source);

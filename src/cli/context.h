@@ -23,6 +23,10 @@ struct Context {
 // Reads path (with --column) and resolves the model flags.
 Context LoadContext(const Invocation& invocation, const std::string& path);
 
+// For --overflow=error: an input error naming the line of the first
+// document longer than capacity (rather than the library's array index).
+void RequireWithinCapacity(const Context& context, int64_t capacity);
+
 // {"source", "format", "column", "count", "tokens"} for --json.
 Json InputJson(const Context& context);
 

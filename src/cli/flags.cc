@@ -4,6 +4,11 @@
 #include "flags.h"
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "args.h"
+#include "flopspack/flopspack.h"
+#include "status.h"
 
 ABSL_FLAG(std::string, column, "",
           "CSV column holding the lengths: a header name or a 1-based index");
@@ -42,3 +47,39 @@ ABSL_FLAG(std::string, ranks, "",
 ABSL_FLAG(uint64_t, microbatches, 1,
           "microbatches (gradient-accumulation steps) per rank and optimizer step");
 ABSL_FLAG(bool, plan, false, "print the plan's groups themselves, not only its metrics");
+ABSL_FLAG(std::string, algorithm, "",
+          "the command's algorithm (see its description); default: the command's recommended one");
+ABSL_FLAG(std::string, overflow, "",
+          "documents over the capacity: split (into capacity-sized pieces), truncate, defer "
+          "(plan only) or error; default split");
+
+namespace flopspack::cli {
+
+int32_t ParseOverflow(const Invocation& invocation, const std::string& fallback,
+                      const std::vector<std::string>& accepted) {
+  const std::string name = invocation.Given("overflow") ? absl::GetFlag(FLAGS_overflow) : fallback;
+  bool ok = false;
+  for (const std::string& a : accepted) ok = ok || a == name;
+  if (ok && name == "error") return FLOPSPACK_OVERFLOW_ERROR;
+  if (ok && name == "truncate") return FLOPSPACK_OVERFLOW_TRUNCATE;
+  if (ok && name == "split") return FLOPSPACK_OVERFLOW_SPLIT;
+  if (ok && name == "defer") return FLOPSPACK_OVERFLOW_DEFER;
+  throw UsageError(
+      absl::StrFormat("--overflow=%s: expected %s", name, absl::StrJoin(accepted, ", ")));
+}
+
+const char* OverflowName(int32_t overflow) {
+  switch (overflow) {
+    case FLOPSPACK_OVERFLOW_ERROR:
+      return "error";
+    case FLOPSPACK_OVERFLOW_TRUNCATE:
+      return "truncate";
+    case FLOPSPACK_OVERFLOW_SPLIT:
+      return "split";
+    case FLOPSPACK_OVERFLOW_DEFER:
+      return "defer";
+  }
+  return "unknown";
+}
+
+}  // namespace flopspack::cli

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/flags/declare.h"
 
@@ -36,5 +37,16 @@ ABSL_DECLARE_FLAG(int64_t, capacity);
 ABSL_DECLARE_FLAG(std::string, ranks);
 ABSL_DECLARE_FLAG(uint64_t, microbatches);
 ABSL_DECLARE_FLAG(bool, plan);
+ABSL_DECLARE_FLAG(std::string, algorithm);
+ABSL_DECLARE_FLAG(std::string, overflow);
+
+namespace flopspack::cli {
+struct Invocation;
+// --overflow as a flopspack_overflow value: `fallback` when not given, and
+// a usage error for a name outside `accepted`.
+int32_t ParseOverflow(const Invocation& invocation, const std::string& fallback,
+                      const std::vector<std::string>& accepted);
+const char* OverflowName(int32_t overflow);
+}  // namespace flopspack::cli
 
 #endif  // FLOPSPACK_CLI_FLAGS_H_

@@ -212,3 +212,29 @@ def bucket_epoch(library, lengths, model, num_buckets, max_padded_tokens, num_ra
         return Plan(library, plan), [bounds[i] for i in range(n.value)]
     finally:
         lib.flopspack_bucket_sampler_destroy(sampler)
+
+
+class StepOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("num_ranks", ctypes.c_uint32),
+                ("microbatches_per_rank", ctypes.c_uint32), ("algorithm", ctypes.c_int32),
+                ("max_tokens_per_microbatch", ctypes.c_int64), ("seed", ctypes.c_uint64),
+                ("ordering", ctypes.c_int32), ("overflow", ctypes.c_int32)]
+
+
+STEP_ALGORITHMS = {"documents": 0, "random": 1, "tokens": 2, "sequences": 3}
+
+
+def plan_step(library, lengths, model, num_ranks, capacity, algorithm="documents",
+              microbatches=0, seed=0, ordering=0, overflow=2):
+    lib = library.lib
+    options = StepOptions()
+    lib.flopspack_step_options_init(ctypes.byref(options))
+    options.num_ranks, options.microbatches_per_rank = num_ranks, microbatches
+    options.algorithm = STEP_ALGORITHMS[algorithm]
+    options.max_tokens_per_microbatch, options.seed = capacity, seed
+    options.ordering, options.overflow = ordering, overflow
+    plan = ctypes.c_void_p()
+    library.check(lib.flopspack_plan_step(ctypes.byref(options), model.handle,
+                                          int64_array(lengths), ctypes.c_size_t(len(lengths)),
+                                          ctypes.byref(plan)))
+    return Plan(library, plan)

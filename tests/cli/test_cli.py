@@ -127,7 +127,7 @@ def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
                             "count": len(SMALL), "tokens": sum(SMALL)}
 
 
-LENGTHS_COMMANDS = ["pack", "buckets"]
+LENGTHS_COMMANDS = ["pack", "buckets", "plan"]
 
 
 @pytest.mark.parametrize("command", LENGTHS_COMMANDS)
@@ -249,3 +249,48 @@ def test_buckets_csv_and_errors(small_txt):
     assert "FLOPSPACK_INFEASIBLE" in result.stderr
     assert "one rank count" in run("buckets", small_txt, "--ranks=2,4", check=2).stderr
     assert "--tradeoff" in run("buckets", small_txt, "--tradeoff=0", check=2).stderr
+
+
+# ---- plan -------------------------------------------------------------------
+
+def test_plan_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import plan_step
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    for algorithm in ("documents", "random", "tokens", "sequences"):
+        doc = run_json("plan", small_txt, "--ranks=3", "--capacity=2048", "--seed=9",
+                       f"--algorithm={algorithm}", "--plan")
+        plan = plan_step(lib, SMALL, model, num_ranks=3, capacity=2048, algorithm=algorithm,
+                         seed=9)
+        assert doc["metrics"] == plan.metrics(), algorithm
+        groups = plan.groups()
+        assert [(g["items"], g["tokens"], g["cost"]) for g in doc["groups"]] == \
+            [(items, tokens, cost) for items, tokens, _, _, cost in groups]
+        # Every token of every document placed once, microbatches within the cap.
+        placed = [0] * len(SMALL)
+        for g in doc["groups"]:
+            assert sum(g["tokens"]) <= 2048
+            for item, tokens in zip(g["items"], g["tokens"]):
+                placed[item] += tokens
+        assert placed == SMALL
+        # Rank loads add up their microbatches; the largest is the plan's max.
+        assert len(doc["ranks"]) == 3
+        assert sum(r["tokens"] for r in doc["ranks"]) == sum(SMALL)
+        assert max(r["cost"] for r in doc["ranks"]) == \
+            pytest.approx(doc["metrics"]["max_rank_cost"], rel=1e-12)
+
+
+def test_plan_compare_and_errors(small_txt):
+    doc = run_json("plan", small_txt, "--ranks=2", "--compare")
+    assert [c["algorithm"] for c in doc["comparison"]] == ["documents", "random", "tokens",
+                                                           "sequences"]
+    assert doc["comparison"][0]["metrics"] == doc["metrics"]
+    # The cost-balanced planner is never worse than random dealing on its own objective.
+    assert doc["comparison"][0]["metrics"]["max_rank_cost"] <= \
+        doc["comparison"][1]["metrics"]["max_rank_cost"]
+    rows = run("plan", small_txt, "--ranks=2", "--csv", check=0).stdout.splitlines()
+    assert rows[0] == "rank,tokens,cost,cost / mean" and len(rows) == 3
+    assert "--algorithm=magic" in run("plan", small_txt, "--algorithm=magic", check=2).stderr
+    assert "--order=up" in run("plan", small_txt, "--order=up", check=2).stderr
+    assert "--overflow=truncate" in run("plan", small_txt, "--overflow=truncate", check=2).stderr
+    result = run("plan", small_txt, "--capacity=1024", "--overflow=error", check=1)
+    assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
