@@ -10,7 +10,7 @@
 
 namespace {
 
-using flopspack::pack::StreamOverflow;
+using flopspack::pack::Overflow;
 using flopspack::pack::StreamPacker;
 
 constexpr int64_t kCapacity = 16384;
@@ -21,7 +21,7 @@ void BM_StreamPack(benchmark::State& state) {
   double fill = 0;
   size_t sequences = 0;
   for (auto _ : state) {
-    auto packer = *StreamPacker::Create({kCapacity, window, StreamOverflow::kSplit, 1}, nullptr);
+    auto packer = *StreamPacker::Create({kCapacity, window, Overflow::kSplit, 1}, nullptr);
     // Push in batches of 4,096, as a data loader would, taking sequences out
     // as they become final.
     for (size_t i = 0; i < lengths.size(); i += 4096) {

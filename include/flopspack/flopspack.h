@@ -313,7 +313,86 @@ FLOPSPACK_API flopspack_status flopspack_plan_metrics(const flopspack_plan* plan
 
 FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
 
-/* @@SECTION pack-balance@@ */
+/* ------------------------------------------------------------------------
+ * Packing and balancing (docs/algorithms.md).
+ *
+ * flopspack_pack puts documents into sequences of a fixed token capacity
+ * (bin packing); flopspack_balance spreads items with costs (and optionally
+ * token counts) over k groups so that the costliest group is as cheap as
+ * possible. Both are deterministic: the same input, options and seed give
+ * the same plan on every platform. Both return a flopspack_plan read with
+ * the accessors above.
+ * ---------------------------------------------------------------------- */
+
+/* How flopspack_pack places documents. */
+typedef enum flopspack_pack_algorithm {
+  /* Longest first, into the fullest sequence with room (default). */
+  FLOPSPACK_PACK_BEST_FIT_DECREASING = 0,
+  /* Longest first, into the first sequence with room. */
+  FLOPSPACK_PACK_FIRST_FIT_DECREASING = 1,
+  /* In input order, opening a new sequence when one is full (concatenate). */
+  FLOPSPACK_PACK_NEXT_FIT = 2,
+  /* First fit in a seeded random order, for mixing lengths in a sequence. */
+  FLOPSPACK_PACK_SHUFFLED_FIRST_FIT = 3
+} flopspack_pack_algorithm;
+
+typedef struct flopspack_pack_options {
+  uint32_t struct_size;
+  int32_t algorithm; /* flopspack_pack_algorithm, default BEST_FIT_DECREASING */
+  int64_t capacity;  /* tokens per sequence, > 0; no default (0 is rejected) */
+  int32_t overflow;  /* flopspack_overflow: ERROR (default), TRUNCATE or SPLIT */
+  uint64_t seed;     /* for SHUFFLED_FIRST_FIT, default 0 */
+  /* Sequence cost = this model's sequence cost of the documents in it;
+   * NULL (default) = tokens. Borrowed for the call only. */
+  const flopspack_cost_model* cost_model;
+} flopspack_pack_options;
+
+FLOPSPACK_API void flopspack_pack_options_init(flopspack_pack_options* options);
+
+/* Packs n documents of the given lengths (each > 0) into sequences. Group g
+ * of the plan is a sequence: its items are document indices in placement
+ * order, with the tokens each contributes (a split document appears in
+ * several sequences). Metrics: fill, split/truncated items and tokens, and
+ * the cost statistics. options must not be NULL (capacity has no default). */
+FLOPSPACK_API flopspack_status flopspack_pack(const flopspack_pack_options* options,
+                                              const int64_t* lengths, size_t n,
+                                              flopspack_plan** out);
+
+/* How flopspack_balance assigns items to groups. */
+typedef enum flopspack_balance_algorithm {
+  /* By shape (default): Karmarkar-Karp when groups get >= 32 items each
+   * (>= 64 with equal counts), else LPT. */
+  FLOPSPACK_BALANCE_AUTO = 0,
+  /* Each item in input order to the cheapest group (baseline). */
+  FLOPSPACK_BALANCE_GREEDY = 1,
+  /* Longest processing time first: costliest item to the cheapest group. */
+  FLOPSPACK_BALANCE_LPT = 2,
+  /* Largest differencing, k-way (balanced variant with equal counts). */
+  FLOPSPACK_BALANCE_KARMARKAR_KARP = 3
+} flopspack_balance_algorithm;
+
+typedef struct flopspack_balance_options {
+  uint32_t struct_size;
+  int32_t algorithm;            /* flopspack_balance_algorithm, default AUTO */
+  int64_t num_groups;           /* k >= 1; no default (0 is rejected) */
+  int32_t equal_count;          /* 1 = group sizes differ by at most one; default 0 */
+  int32_t refine;               /* 1 (default) = local search after the algorithm */
+  int64_t max_tokens_per_group; /* hard cap, needs tokens; 0 (default) = none */
+  int64_t max_refine_steps;     /* 0 (default) = 4 min(n, num_groups) + 64 */
+  uint64_t seed;                /* relabels the groups; default 0 */
+} flopspack_balance_options;
+
+FLOPSPACK_API void flopspack_balance_options_init(flopspack_balance_options* options);
+
+/* Splits n items with costs (finite, >= 0) and optional token counts
+ * (>= 0; tokens may be NULL) into num_groups groups, minimising the
+ * costliest. Group g of the plan lists its items by index. With
+ * max_tokens_per_group no group exceeds the cap; FLOPSPACK_INFEASIBLE when
+ * no assignment within it is found (the message says whether that is
+ * proved). options must not be NULL (num_groups has no default). */
+FLOPSPACK_API flopspack_status flopspack_balance(const flopspack_balance_options* options,
+                                                 const double* costs, const int64_t* tokens,
+                                                 size_t n, flopspack_plan** out);
 
 /* ------------------------------------------------------------------------
  * Step planning: the documents of one global batch -> num_ranks ranks x
@@ -624,6 +703,10 @@ typedef struct flopspack_stream_totals {
 
 FLOPSPACK_API flopspack_status flopspack_stream_packer_totals(const flopspack_stream_packer* packer,
                                                               flopspack_stream_totals* out);
+
+/* Size in bytes of the saved state right now (as flopspack_step_planner_save_size). */
+FLOPSPACK_API flopspack_status
+flopspack_stream_packer_save_size(const flopspack_stream_packer* packer, size_t* size);
 
 /* Saves the whole state (versioned, checksummed bytes). With buffer NULL,
  * stores the size needed in *size and returns FLOPSPACK_OK; with a buffer of

@@ -27,12 +27,10 @@ std::shared_ptr<const flopspack::cost::CostModel> ModelOf(const flopspack_cost_m
 
 }  // namespace
 
-static_assert(static_cast<int>(flopspack::pack::StreamOverflow::kError) ==
-                      FLOPSPACK_OVERFLOW_ERROR &&
-                  static_cast<int>(flopspack::pack::StreamOverflow::kTruncate) ==
+static_assert(static_cast<int>(flopspack::pack::Overflow::kError) == FLOPSPACK_OVERFLOW_ERROR &&
+                  static_cast<int>(flopspack::pack::Overflow::kTruncate) ==
                       FLOPSPACK_OVERFLOW_TRUNCATE &&
-                  static_cast<int>(flopspack::pack::StreamOverflow::kSplit) ==
-                      FLOPSPACK_OVERFLOW_SPLIT,
+                  static_cast<int>(flopspack::pack::Overflow::kSplit) == FLOPSPACK_OVERFLOW_SPLIT,
               "core and C overflow values agree");
 
 extern "C" {
@@ -57,7 +55,7 @@ flopspack_status flopspack_stream_packer_create(const flopspack_stream_options* 
     flopspack::pack::StreamOptions core;
     core.capacity = o.capacity;
     core.window = o.window;
-    core.overflow = static_cast<flopspack::pack::StreamOverflow>(o.overflow);
+    core.overflow = static_cast<flopspack::pack::Overflow>(o.overflow);
     core.seed = o.seed;
     auto packer = StreamPacker::Create(core, ModelOf(model));
     if (!packer.ok()) return FromStatus(packer.status());
@@ -122,6 +120,16 @@ flopspack_status flopspack_stream_packer_totals(const flopspack_stream_packer* p
     full.truncated_documents = p.truncated_documents();
     full.truncated_tokens = p.truncated_tokens();
     return WriteOutput(full, out, "flopspack_stream_totals");
+  });
+}
+
+flopspack_status flopspack_stream_packer_save_size(const flopspack_stream_packer* packer,
+                                                   size_t* size) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
+    if (flopspack_status s = RequireNonNull(size, "size")) return s;
+    *size = packer->packer->Save().size();
+    return FLOPSPACK_OK;
   });
 }
 

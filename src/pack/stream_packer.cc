@@ -107,7 +107,7 @@ absl::Status StreamPacker::Push(absl::Span<const int64_t> lengths) {
       return absl::InvalidArgumentError(
           absl::StrFormat("lengths[%u] = %d: every length must be positive", i, lengths[i]));
     }
-    if (lengths[i] > options_.capacity && options_.overflow == StreamOverflow::kError) {
+    if (lengths[i] > options_.capacity && options_.overflow == Overflow::kError) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "lengths[%u] = %d exceeds the capacity %d (overflow policy: error; choose truncate "
           "or split to accept it)",
@@ -120,7 +120,7 @@ absl::Status StreamPacker::Push(absl::Span<const int64_t> lengths) {
     const size_t first_piece = pending_.size();
     if (length <= capacity) {
       pending_.push_back({document, length});
-    } else if (options_.overflow == StreamOverflow::kTruncate) {
+    } else if (options_.overflow == Overflow::kTruncate) {
       pending_.push_back({document, capacity});
       ++truncated_documents_;
       truncated_tokens_ += length - capacity;
@@ -354,7 +354,7 @@ absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
     return Corrupt("options");
   }
   if (overflow > 2) return Corrupt("overflow policy");
-  options.overflow = static_cast<StreamOverflow>(overflow);
+  options.overflow = static_cast<Overflow>(overflow);
   absl::StatusOr<std::unique_ptr<StreamPacker>> packer = Create(options, std::move(model));
   if (!packer.ok()) return Corrupt("options out of range");
   StreamPacker& p = **packer;

@@ -38,17 +38,15 @@
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
 #include "pack/bit_tree.h"
+#include "pack/packer.h"
 #include "pack/plan.h"
 
 namespace flopspack::pack {
 
-// Values match flopspack_overflow (see pack/packer.h).
-enum class StreamOverflow { kError = 0, kTruncate = 1, kSplit = 2 };
-
 struct StreamOptions {
-  int64_t capacity = 0;  // tokens per sequence, in [1, kMaxStreamCapacity]
-  uint64_t window = 0;   // W >= 1 documents
-  StreamOverflow overflow = StreamOverflow::kError;
+  int64_t capacity = 0;                  // tokens per sequence, in [1, kMaxStreamCapacity]
+  uint64_t window = 0;                   // W >= 1 documents
+  Overflow overflow = Overflow::kError;  // as flopspack_pack: error, truncate or split
   uint64_t seed = 0;
 };
 

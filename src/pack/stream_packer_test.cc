@@ -21,8 +21,7 @@ std::vector<int64_t> RandomLengths(util::Rng& rng, size_t n, int64_t max_length)
 }
 
 std::unique_ptr<StreamPacker> MakePacker(int64_t capacity, uint64_t window,
-                                         StreamOverflow overflow = StreamOverflow::kSplit,
-                                         uint64_t seed = 1) {
+                                         Overflow overflow = Overflow::kSplit, uint64_t seed = 1) {
   auto packer = StreamPacker::Create({capacity, window, overflow, seed}, nullptr);
   EXPECT_TRUE(packer.ok()) << packer.status();
   return std::move(*packer);
@@ -47,15 +46,14 @@ TEST(StreamPackerTest, EveryTokenPlacedOnceCapsRespectedAgeBounded) {
     const int64_t capacity = 16 + static_cast<int64_t>(rng.Below(200));
     const uint64_t window = 1 + rng.Below(60);
     const size_t n = 1 + rng.Below(400);
-    const StreamOverflow overflow = static_cast<StreamOverflow>(1 + rng.Below(2));
+    const Overflow overflow = static_cast<Overflow>(1 + rng.Below(2));
     std::vector<int64_t> lengths = RandomLengths(rng, n, 2 * capacity);
     auto packer = MakePacker(capacity, window, overflow, trial);
     std::map<int64_t, int64_t> tokens_of;
     std::vector<int64_t> emitted_at(n, -1);
     for (size_t i = 0; i < n; ++i) {
       ASSERT_TRUE(packer->Push({&lengths[i], 1}).ok());
-      ASSERT_LE(packer->pieces_held(),
-                overflow == StreamOverflow::kSplit ? window * (2 + 1) : window);
+      ASSERT_LE(packer->pieces_held(), overflow == Overflow::kSplit ? window * (2 + 1) : window);
       auto plan = packer->Take();
       ASSERT_TRUE(plan.ok());
       for (const auto& sequence : Sequences(*plan)) {
@@ -84,7 +82,7 @@ TEST(StreamPackerTest, EveryTokenPlacedOnceCapsRespectedAgeBounded) {
     ASSERT_EQ(tokens_of.size(), n);
     for (size_t i = 0; i < n; ++i) {
       const int64_t expected =
-          overflow == StreamOverflow::kTruncate ? std::min(lengths[i], capacity) : lengths[i];
+          overflow == Overflow::kTruncate ? std::min(lengths[i], capacity) : lengths[i];
       ASSERT_EQ(tokens_of[static_cast<int64_t>(i)], expected) << "document " << i;
     }
     EXPECT_EQ(packer->pieces_held(), 0u);
@@ -128,7 +126,7 @@ TEST(StreamPackerTest, DeterministicForSameSeedAndOrderDependsOnSeed) {
   util::Rng rng(5);
   std::vector<int64_t> lengths = RandomLengths(rng, 5000, 4096);
   auto run = [&](uint64_t seed) {
-    auto packer = MakePacker(4096, 500, StreamOverflow::kSplit, seed);
+    auto packer = MakePacker(4096, 500, Overflow::kSplit, seed);
     EXPECT_TRUE(packer->Push(lengths).ok());
     EXPECT_TRUE(packer->Flush().ok());
     return Sequences(*packer->Take());
@@ -189,12 +187,12 @@ TEST(StreamPackerTest, CorruptedStateIsRejected) {
 }
 
 TEST(StreamPackerTest, BadInput) {
-  EXPECT_FALSE(StreamPacker::Create({0, 10, StreamOverflow::kError, 0}, nullptr).ok());
-  EXPECT_FALSE(StreamPacker::Create({100, 0, StreamOverflow::kError, 0}, nullptr).ok());
+  EXPECT_FALSE(StreamPacker::Create({0, 10, Overflow::kError, 0}, nullptr).ok());
+  EXPECT_FALSE(StreamPacker::Create({100, 0, Overflow::kError, 0}, nullptr).ok());
   EXPECT_FALSE(
-      StreamPacker::Create({kMaxStreamCapacity + 1, 10, StreamOverflow::kError, 0}, nullptr).ok());
-  EXPECT_FALSE(StreamPacker::Create({100, 10, static_cast<StreamOverflow>(5), 0}, nullptr).ok());
-  auto packer = MakePacker(100, 10, StreamOverflow::kError);
+      StreamPacker::Create({kMaxStreamCapacity + 1, 10, Overflow::kError, 0}, nullptr).ok());
+  EXPECT_FALSE(StreamPacker::Create({100, 10, static_cast<Overflow>(5), 0}, nullptr).ok());
+  auto packer = MakePacker(100, 10, Overflow::kError);
   const std::vector<int64_t> over = {5, 101};
   absl::Status status = packer->Push(over);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -205,11 +203,11 @@ TEST(StreamPackerTest, BadInput) {
 }
 
 TEST(StreamPackerTest, SplitAndTruncateAreCounted) {
-  auto split = MakePacker(100, 4, StreamOverflow::kSplit);
+  auto split = MakePacker(100, 4, Overflow::kSplit);
   const std::vector<int64_t> lengths = {250, 30, 100};
   ASSERT_TRUE(split->Push(lengths).ok());
   EXPECT_EQ(split->split_documents(), 1u);
-  auto truncate = MakePacker(100, 4, StreamOverflow::kTruncate);
+  auto truncate = MakePacker(100, 4, Overflow::kTruncate);
   ASSERT_TRUE(truncate->Push(lengths).ok());
   EXPECT_EQ(truncate->truncated_documents(), 1u);
   EXPECT_EQ(truncate->truncated_tokens(), 150);

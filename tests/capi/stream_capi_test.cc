@@ -74,6 +74,9 @@ TEST(StreamCapiTest, SaveQueryTooSmallAndRestore) {
   size_t size = 0;
   ASSERT_EQ(flopspack_stream_packer_save(packer, nullptr, 0, &size), FLOPSPACK_OK);
   ASSERT_GT(size, 0u);
+  size_t queried = 0;
+  ASSERT_EQ(flopspack_stream_packer_save_size(packer, &queried), FLOPSPACK_OK);
+  EXPECT_EQ(queried, size);
   std::vector<unsigned char> small(size - 1, 0xEE);
   size_t needed = 0;
   EXPECT_FLOPSPACK_ERROR(flopspack_stream_packer_save(packer, small.data(), small.size(), &needed),

@@ -1,0 +1,97 @@
+// extern "C" entry points for packing and balancing: validate pointers and
+// options, call the core in src/pack/, map the status.
+#include "capi/capi_util.h"
+#include "capi/handles.h"
+#include "pack/balance.h"
+#include "pack/packer.h"
+
+using flopspack::capi::FromStatus;
+using flopspack::capi::Guard;
+using flopspack::capi::ReadOptions;
+using flopspack::capi::RequireArray;
+using flopspack::capi::RequireNonNull;
+using flopspack::capi::SetError;
+
+namespace {
+
+flopspack_status CheckFlag(int32_t value, const char* name) {
+  if (value == 0 || value == 1) return FLOPSPACK_OK;
+  return SetError(
+      FLOPSPACK_INVALID_ARGUMENT,
+      absl::StrFormat("flopspack_balance_options->%s = %d must be 0 or 1", name, value));
+}
+
+flopspack_status Emit(absl::StatusOr<flopspack::pack::Plan> plan, flopspack_plan** out) {
+  if (!plan.ok()) return FromStatus(plan.status());
+  *out = new flopspack_plan{std::move(*plan)};
+  return FLOPSPACK_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+void flopspack_pack_options_init(flopspack_pack_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_pack_options{};
+  options->struct_size = sizeof(flopspack_pack_options);
+  options->algorithm = FLOPSPACK_PACK_BEST_FIT_DECREASING;
+  options->overflow = FLOPSPACK_OVERFLOW_ERROR;
+}
+
+flopspack_status flopspack_pack(const flopspack_pack_options* options, const int64_t* lengths,
+                                size_t n, flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(options, "options")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack_pack_options o;
+    flopspack_pack_options_init(&o);
+    if (flopspack_status s = ReadOptions(options, &o, "flopspack_pack_options")) return s;
+    flopspack::pack::PackOptions core;
+    core.algorithm = static_cast<flopspack::pack::PackAlgorithm>(o.algorithm);
+    core.capacity = o.capacity;
+    core.overflow = static_cast<flopspack::pack::Overflow>(o.overflow);
+    core.seed = o.seed;
+    core.cost_model = o.cost_model != nullptr ? o.cost_model->model.get() : nullptr;
+    return Emit(flopspack::pack::Pack(absl::MakeConstSpan(lengths, n), core), out);
+  });
+}
+
+void flopspack_balance_options_init(flopspack_balance_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_balance_options{};
+  options->struct_size = sizeof(flopspack_balance_options);
+  options->algorithm = FLOPSPACK_BALANCE_AUTO;
+  options->refine = 1;
+}
+
+flopspack_status flopspack_balance(const flopspack_balance_options* options, const double* costs,
+                                   const int64_t* tokens, size_t n, flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(options, "options")) return s;
+    if (flopspack_status s = RequireArray(costs, n, sizeof(double), "costs")) return s;
+    if (tokens != nullptr) {
+      if (flopspack_status s = RequireArray(tokens, n, sizeof(int64_t), "tokens")) return s;
+    }
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack_balance_options o;
+    flopspack_balance_options_init(&o);
+    if (flopspack_status s = ReadOptions(options, &o, "flopspack_balance_options")) return s;
+    if (flopspack_status s = CheckFlag(o.equal_count, "equal_count")) return s;
+    if (flopspack_status s = CheckFlag(o.refine, "refine")) return s;
+    flopspack::pack::BalanceOptions core;
+    core.algorithm = static_cast<flopspack::pack::BalanceAlgorithm>(o.algorithm);
+    core.num_groups = o.num_groups;
+    core.equal_count = o.equal_count == 1;
+    core.max_tokens_per_group = o.max_tokens_per_group;
+    core.refine = o.refine == 1;
+    core.max_refine_steps = o.max_refine_steps;
+    core.seed = o.seed;
+    const absl::Span<const int64_t> token_span =
+        tokens != nullptr ? absl::MakeConstSpan(tokens, n) : absl::Span<const int64_t>();
+    return Emit(flopspack::pack::Balance(absl::MakeConstSpan(costs, n), token_span, core), out);
+  });
+}
+
+}  // extern "C"
