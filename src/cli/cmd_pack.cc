@@ -3,6 +3,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "commands.h"
 #include "context.h"
 #include "flags.h"
@@ -24,6 +25,47 @@ struct Packed {
   PlanPtr plan;
   flopspack_stream_totals totals = {};
 };
+
+struct PackAlgorithm {
+  const char* name;
+  int32_t value;  // flopspack_pack_algorithm; -1 = the streaming packer
+};
+
+const std::vector<PackAlgorithm>& PackAlgorithms() {
+  static const std::vector<PackAlgorithm> algorithms = {
+      {"bfd", FLOPSPACK_PACK_BEST_FIT_DECREASING},
+      {"ffd", FLOPSPACK_PACK_FIRST_FIT_DECREASING},
+      {"next-fit", FLOPSPACK_PACK_NEXT_FIT},
+      {"shuffled", FLOPSPACK_PACK_SHUFFLED_FIRST_FIT},
+      {"stream", -1},
+  };
+  return algorithms;
+}
+
+const PackAlgorithm& FindPackAlgorithm(const std::string& name) {
+  std::vector<std::string> names;
+  for (const PackAlgorithm& a : PackAlgorithms()) {
+    if (name == a.name) return a;
+    names.push_back(a.name);
+  }
+  throw UsageError(
+      absl::StrFormat("--algorithm=%s: expected %s", name, absl::StrJoin(names, ", ")));
+}
+
+PlanPtr PackOffline(const Context& context, const PackAlgorithm& algorithm, int32_t overflow) {
+  flopspack_pack_options options;
+  flopspack_pack_options_init(&options);
+  options.algorithm = algorithm.value;
+  options.capacity = absl::GetFlag(FLAGS_capacity);
+  options.overflow = overflow;
+  options.seed = absl::GetFlag(FLAGS_seed);
+  options.cost_model = context.model.get();
+  flopspack_plan* plan = nullptr;
+  Check(
+      flopspack_pack(&options, context.lengths.values.data(), context.lengths.values.size(), &plan),
+      absl::StrFormat("pack (%s)", algorithm.name));
+  return PlanPtr(plan);
+}
 
 Packed PackStream(const Context& context, int32_t overflow) {
   flopspack_stream_options options;
@@ -56,12 +98,9 @@ Packed PackStream(const Context& context, int32_t overflow) {
 
 void Run(const Invocation& invocation) {
   const Format format = OutputFormat("pack", true);
-  const std::string algorithm =
-      invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "stream";
+  const PackAlgorithm& algorithm =
+      FindPackAlgorithm(invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "bfd");
   const int32_t overflow = ParseOverflow(invocation, "split", {"split", "truncate", "error"});
-  if (algorithm != "stream") {
-    throw UsageError(absl::StrFormat("--algorithm=%s: expected stream", algorithm));
-  }
   const int64_t capacity = absl::GetFlag(FLAGS_capacity);
   if (capacity <= 0) {
     throw UsageError(
@@ -69,7 +108,13 @@ void Run(const Invocation& invocation) {
   }
   const Context context = LoadContext(invocation, invocation.positional[0]);
   if (overflow == FLOPSPACK_OVERFLOW_ERROR) RequireWithinCapacity(context, capacity);
-  const Packed packed = PackStream(context, overflow);
+  const bool stream = algorithm.value < 0;
+  Packed packed;
+  if (stream) {
+    packed = PackStream(context, overflow);
+  } else {
+    packed.plan = PackOffline(context, algorithm, overflow);
+  }
   const PlanPtr& plan = packed.plan;
   const struct flopspack_plan_metrics metrics = PlanMetrics(plan.get());
   const flopspack_stream_totals& totals = packed.totals;
@@ -79,21 +124,21 @@ void Run(const Invocation& invocation) {
     out.Set("input", InputJson(context));
     out.Set("model", ModelJson(context.spec));
     Json options = Json::Object();
-    options.Set("algorithm", algorithm);
+    options.Set("algorithm", algorithm.name);
     options.Set("capacity", absl::GetFlag(FLAGS_capacity));
     options.Set("overflow", OverflowName(overflow));
-    options.Set("window", absl::GetFlag(FLAGS_window));
+    if (stream) options.Set("window", absl::GetFlag(FLAGS_window));
     options.Set("seed", absl::GetFlag(FLAGS_seed));
     out.Set("options", std::move(options));
     out.Set("metrics", PlanMetricsJson(metrics));
-    Json stream = Json::Object();
-    stream.Set("documents_pushed", totals.documents_pushed);
-    stream.Set("sequences_emitted", totals.sequences_emitted);
-    stream.Set("tokens_emitted", totals.tokens_emitted);
-    stream.Set("split_documents", totals.split_documents);
-    stream.Set("truncated_documents", totals.truncated_documents);
-    stream.Set("truncated_tokens", totals.truncated_tokens);
-    out.Set("stream", std::move(stream));
+    Json stream_json = Json::Object();
+    stream_json.Set("documents_pushed", totals.documents_pushed);
+    stream_json.Set("sequences_emitted", totals.sequences_emitted);
+    stream_json.Set("tokens_emitted", totals.tokens_emitted);
+    stream_json.Set("split_documents", totals.split_documents);
+    stream_json.Set("truncated_documents", totals.truncated_documents);
+    stream_json.Set("truncated_tokens", totals.truncated_tokens);
+    if (stream) out.Set("stream", std::move(stream_json));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), false));
     Emit(out.Dump());
   } else if (format == Format::kCsv) {
@@ -125,7 +170,9 @@ Command PackCommand() {
           "metrics: sequences, fill (real tokens / sequences x capacity), split or truncated\n"
           "documents, and the spread of sequence costs. --plan prints the sequences too\n"
           "(--csv then gives one row per document piece: group,item,tokens).\n"
-          "--algorithm: stream (default; best fit decreasing over a window of --window\n"
+          "--algorithm: bfd (default; best fit decreasing), ffd (first fit decreasing),\n"
+          "next-fit (input order, a new sequence when full), shuffled (first fit in a seeded\n"
+          "random order, mixes lengths), stream (best fit over a window of --window\n"
           "documents, bounded memory). --overflow: split (default), truncate or error.",
           Concat({{"capacity", "algorithm", "overflow", "window", "seed", "plan"},
                   InputFlags(),

@@ -17,7 +17,6 @@
 ABSL_FLAG(std::string, order, "descending",
           "which microbatch runs in which slot: descending (heaviest first, even per-slot cost), "
           "light-ends (lightest at both ends), as-planned");
-ABSL_FLAG(bool, compare, false, "also plan the batch with every algorithm and compare them");
 
 namespace flopspack::cli {
 namespace {

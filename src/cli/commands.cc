@@ -8,10 +8,7 @@ namespace flopspack::cli {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
-      PackCommand(),
-      PlanCommand(),
-      BucketsCommand(),
-      ModelsCommand(),
+      PackCommand(), BalanceCommand(), PlanCommand(), BucketsCommand(), ModelsCommand(),
   };
   return commands;
 }

@@ -10,6 +10,7 @@ Command ModelsCommand();
 Command PackCommand();
 Command BucketsCommand();
 Command PlanCommand();
+Command BalanceCommand();
 
 }  // namespace flopspack::cli
 

@@ -52,6 +52,7 @@ ABSL_FLAG(std::string, algorithm, "",
 ABSL_FLAG(std::string, overflow, "",
           "documents over the capacity: split (into capacity-sized pieces), truncate, defer "
           "(plan only) or error; default split");
+ABSL_FLAG(bool, compare, false, "also run every algorithm on the same input and compare them");
 
 namespace flopspack::cli {
 

@@ -39,6 +39,7 @@ ABSL_DECLARE_FLAG(uint64_t, microbatches);
 ABSL_DECLARE_FLAG(bool, plan);
 ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, overflow);
+ABSL_DECLARE_FLAG(bool, compare);
 
 namespace flopspack::cli {
 struct Invocation;

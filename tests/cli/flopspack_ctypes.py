@@ -238,3 +238,49 @@ def plan_step(library, lengths, model, num_ranks, capacity, algorithm="documents
                                           int64_array(lengths), ctypes.c_size_t(len(lengths)),
                                           ctypes.byref(plan)))
     return Plan(library, plan)
+
+
+class PackOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("algorithm", ctypes.c_int32),
+                ("capacity", ctypes.c_int64), ("overflow", ctypes.c_int32),
+                ("seed", ctypes.c_uint64), ("cost_model", ctypes.c_void_p)]
+
+
+PACK_ALGORITHMS = {"bfd": 0, "ffd": 1, "next-fit": 2, "shuffled": 3}
+
+
+def pack(library, lengths, model, capacity, algorithm="bfd", overflow=2, seed=0):
+    lib = library.lib
+    options = PackOptions()
+    lib.flopspack_pack_options_init(ctypes.byref(options))
+    options.algorithm, options.capacity = PACK_ALGORITHMS[algorithm], capacity
+    options.overflow, options.seed, options.cost_model = overflow, seed, model.handle
+    plan = ctypes.c_void_p()
+    library.check(lib.flopspack_pack(ctypes.byref(options), int64_array(lengths),
+                                     ctypes.c_size_t(len(lengths)), ctypes.byref(plan)))
+    return Plan(library, plan)
+
+
+class BalanceOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("algorithm", ctypes.c_int32),
+                ("num_groups", ctypes.c_int64), ("equal_count", ctypes.c_int32),
+                ("refine", ctypes.c_int32), ("max_tokens_per_group", ctypes.c_int64),
+                ("max_refine_steps", ctypes.c_int64), ("seed", ctypes.c_uint64)]
+
+
+BALANCE_ALGORITHMS = {"auto": 0, "greedy": 1, "lpt": 2, "kk": 3}
+
+
+def balance(library, costs, tokens, num_groups, algorithm="auto", equal_count=False, refine=True,
+            max_tokens=0, seed=0):
+    lib = library.lib
+    options = BalanceOptions()
+    lib.flopspack_balance_options_init(ctypes.byref(options))
+    options.algorithm, options.num_groups = BALANCE_ALGORITHMS[algorithm], num_groups
+    options.equal_count, options.refine = int(equal_count), int(refine)
+    options.max_tokens_per_group, options.seed = max_tokens, seed
+    plan = ctypes.c_void_p()
+    library.check(lib.flopspack_balance(
+        ctypes.byref(options), (ctypes.c_double * len(costs))(*costs), int64_array(tokens),
+        ctypes.c_size_t(len(costs)), ctypes.byref(plan)))
+    return Plan(library, plan)

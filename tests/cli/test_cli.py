@@ -127,7 +127,7 @@ def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
                             "count": len(SMALL), "tokens": sum(SMALL)}
 
 
-LENGTHS_COMMANDS = ["pack", "buckets", "plan"]
+LENGTHS_COMMANDS = ["pack", "balance", "buckets", "plan"]
 
 
 @pytest.mark.parametrize("command", LENGTHS_COMMANDS)
@@ -163,7 +163,7 @@ def test_usage_errors_exit_2(small_txt, command):
 def test_pack_matches_the_library(lib, small_txt):
     from flopspack_ctypes import stream_pack
     doc = run_json("pack", small_txt, "--model=mistral-7b", "--capacity=1024", "--window=5",
-                   "--seed=3", "--plan")
+                   "--seed=3", "--plan", "--algorithm=stream")
     model = lib.transformer(32, 4096, 32, 8, 14336, 32000, True)
     plan = stream_pack(lib, SMALL, model, capacity=1024, window=5, overflow=2, seed=3)
     assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
@@ -294,3 +294,55 @@ def test_plan_compare_and_errors(small_txt):
     assert "--overflow=truncate" in run("plan", small_txt, "--overflow=truncate", check=2).stderr
     result = run("plan", small_txt, "--capacity=1024", "--overflow=error", check=1)
     assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
+
+
+def test_pack_offline_algorithms_match_the_library(lib, small_txt):
+    from flopspack_ctypes import pack
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    for algorithm in ("bfd", "ffd", "next-fit", "shuffled"):
+        args = ["pack", small_txt, "--capacity=1024", "--seed=4", "--plan"]
+        if algorithm != "bfd":  # bfd is the default
+            args.append(f"--algorithm={algorithm}")
+        doc = run_json(*args)
+        assert doc["options"]["algorithm"] == algorithm and "stream" not in doc
+        plan = pack(lib, SMALL, model, capacity=1024, algorithm=algorithm, seed=4)
+        assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
+                                  if k not in PlanKeysOfSteps}
+        assert [(g["items"], g["tokens"], g["cost"]) for g in doc["groups"]] == \
+            [(items, tokens, cost) for items, tokens, _, _, cost in plan.groups()]
+    truncated = run_json("pack", small_txt, "--capacity=1024", "--overflow=truncate")
+    assert truncated["metrics"]["truncated_tokens"] == sum(n - 1024 for n in SMALL if n > 1024)
+
+
+# ---- balance ----------------------------------------------------------------
+
+def test_balance_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import balance
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    costs = model.document_costs(SMALL)
+    for algorithm in ("auto", "greedy", "lpt", "kk"):
+        doc = run_json("balance", small_txt, "--groups=3", f"--algorithm={algorithm}", "--plan")
+        plan = balance(lib, costs, SMALL, 3, algorithm=algorithm)
+        assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
+                                  if k not in PlanKeysOfSteps}
+        assert [g["items"] for g in doc["groups"]] == [items for items, *_ in plan.groups()]
+        assert sorted(i for g in doc["groups"] for i in g["items"]) == list(range(len(SMALL)))
+    capped = run_json("balance", small_txt, "--groups=4", "--max-tokens=5000", "--equal-count",
+                      "--norefine", "--plan")
+    plan = balance(lib, costs, SMALL, 4, equal_count=True, refine=False, max_tokens=5000)
+    assert capped["metrics"] == {k: v for k, v in plan.metrics().items()
+                                 if k not in PlanKeysOfSteps}
+    assert all(g["real_tokens"] <= 5000 for g in capped["groups"])
+    sizes = [len(g["items"]) for g in capped["groups"]]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_balance_compare_and_errors(small_txt):
+    doc = run_json("balance", small_txt, "--groups=2", "--compare")
+    assert [c["algorithm"] for c in doc["comparison"]] == ["auto", "greedy", "lpt", "kk"]
+    assert "--groups=0" in run("balance", small_txt, "--groups=0", check=2).stderr
+    result = run("balance", small_txt, "--groups=2", "--max-tokens=1000", check=1)
+    assert f"{small_txt}:5: length 1200 exceeds --max-tokens=1000" in result.stderr
+    # Every document fits, the groups cannot hold them all: the library's INFEASIBLE, exit 1.
+    result = run("balance", small_txt, "--groups=1", "--max-tokens=4096", check=1)
+    assert "FLOPSPACK_INFEASIBLE" in result.stderr
