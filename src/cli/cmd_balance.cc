@@ -16,7 +16,6 @@
 ABSL_FLAG(int64_t, groups, 8, "number of groups (ranks) to balance over");
 ABSL_FLAG(bool, equal_count, false, "group sizes differ by at most one document");
 ABSL_FLAG(bool, refine, true, "local search after the algorithm");
-ABSL_FLAG(int64_t, max_tokens, 0, "hard cap on each group's tokens; 0 (default) = none");
 
 namespace flopspack::cli {
 namespace {

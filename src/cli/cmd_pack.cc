@@ -150,13 +150,13 @@ void Run(const Invocation& invocation) {
     // The stream packer's plan covers its sequences; its totals count the
     // documents it split or truncated.
     if (stream) {
-      table.AddRow({"documents split across sequences",
-                    Cell(static_cast<int64_t>(totals.split_documents))});
+      table.AddRow(
+          {"documents split across sequences", Cell(static_cast<int64_t>(totals.split_documents))});
     }
     if (stream && totals.truncated_documents > 0) {
-      table.AddRow({"documents truncated (tokens cut)",
-                    absl::StrFormat("%d (%s)", totals.truncated_documents,
-                                    Cell(totals.truncated_tokens))});
+      table.AddRow(
+          {"documents truncated (tokens cut)",
+           absl::StrFormat("%d (%s)", totals.truncated_documents, Cell(totals.truncated_tokens))});
     }
     text += table.Text();
     if (show_plan) text += "\n" + PlanGroupsTable(plan.get(), false).Text();

@@ -8,7 +8,8 @@ namespace flopspack::cli {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
-      PackCommand(), BalanceCommand(), PlanCommand(), BucketsCommand(), ModelsCommand(),
+      StatsCommand(),    PackCommand(),    BalanceCommand(), PlanCommand(),   BucketsCommand(),
+      SimulateCommand(), CompareCommand(), ReportCommand(),  ModelsCommand(),
   };
   return commands;
 }

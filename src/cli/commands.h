@@ -7,6 +7,10 @@
 namespace flopspack::cli {
 
 Command ModelsCommand();
+Command StatsCommand();
+Command CompareCommand();
+Command SimulateCommand();
+Command ReportCommand();
 Command PackCommand();
 Command BucketsCommand();
 Command PlanCommand();

@@ -52,6 +52,9 @@ ABSL_FLAG(std::string, algorithm, "",
 ABSL_FLAG(std::string, overflow, "",
           "documents over the capacity: split (into capacity-sized pieces), truncate, defer "
           "(plan only) or error; default split");
+ABSL_FLAG(int64_t, max_tokens, 0,
+          "hard token cap: per group (balance) or per microbatch for the planner policies "
+          "(simulate, >= --capacity); 0 (default) = none / --capacity");
 ABSL_FLAG(bool, compare, false, "also run every algorithm on the same input and compare them");
 
 namespace flopspack::cli {

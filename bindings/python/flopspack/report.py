@@ -133,21 +133,25 @@ def plot_histogram(plt, stats, unit, out_dir):
 
 
 def plot_balance(plt, sweep, out_dir):
-    """Balance efficiency (mean / max rank cost) versus number of GPUs per policy."""
-    fig, ax = plt.subplots(figsize=(9, 4.5))
+    """Balance efficiency and relative throughput versus number of GPUs, per policy."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
     ranks = sweep["ranks"]
-    for i, policy in enumerate(sweep["policies"]):
-        ax.plot(ranks, [100 * v for v in policy["balance_efficiency"]], marker="o",
-                color=PALETTE[i % len(PALETTE)], label=policy["label"])
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(ranks)
-    ax.set_xticklabels([_fmt_int(r) for r in ranks], rotation=45, ha="right")
-    ax.set_xlabel("data-parallel ranks (GPUs)")
-    ax.set_ylabel("balance efficiency (%)  = mean / max rank cost")
-    ax.set_ylim(top=100.5)
-    ax.grid(alpha=0.3)
-    ax.legend(frameon=False, loc="lower left")
-    ax.set_title("How much of each step the GPUs spend working, not waiting")
+    panels = (("balance_efficiency", "balance efficiency (%) = mean / max rank cost"),
+              ("relative_throughput", "throughput (%) of a balanced, unpadded run"))
+    for ax, (key, ylabel) in zip(axes, panels):
+        for i, policy in enumerate(sweep["policies"]):
+            ax.plot(ranks, [100 * v for v in policy[key]], marker="o", markersize=4,
+                    color=PALETTE[i % len(PALETTE)], label=policy["label"])
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ranks)
+        ax.set_xticklabels([_fmt_int(r) for r in ranks], rotation=45, ha="right")
+        ax.minorticks_off()
+        ax.set_xlabel("data-parallel ranks (GPUs)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylim(top=100.5)
+    axes[1].legend(frameon=False, loc="lower left", fontsize=8.5)
+    fig.suptitle("How much of each step the GPUs spend working, not waiting")
     return _save(fig, out_dir, "balance.svg")
 
 
@@ -170,16 +174,20 @@ def plot_step(plt, step, unit, out_dir):
 
 def plot_padding(plt, padding, out_dir):
     """Padding efficiency versus step diversity for the padded policies."""
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for i, point in enumerate(padding["points"]):
-        ax.scatter([point["diversity_distance"]], [100 * point["padding_efficiency"]], s=60,
-                   color=PALETTE[i % len(PALETTE)], label=point["label"], zorder=3)
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    points = padding["points"]
+    xs = [p["diversity_distance"] for p in points]
+    ys = [100 * p["padding_efficiency"] for p in points]
+    ax.plot(xs, ys, color="#999999", linewidth=1, zorder=1)
+    ax.scatter(xs, ys, s=50, color=PALETTE[0], zorder=3)
+    for p, x, y in zip(points, xs, ys):
+        ax.annotate(p.get("short_label", p["label"]), (x, y), textcoords="offset points",
+                    xytext=(7, -3), fontsize=8.5)
     ax.set_xlabel("step diversity distance (KS to the dataset; 0 = every step a fair sample)")
     ax.set_ylabel("padding efficiency (%) = real / computed tokens")
-    ax.set_xlim(left=-0.02)
+    ax.set_xlim(left=-0.02, right=max(xs) * 1.15 + 0.02)
     ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize=8.5)
-    ax.set_title("Padded batches: less padding costs mixing")
+    ax.set_title("Padded batches: how much is padding, how well each step mixes lengths")
     return _save(fig, out_dir, "padding.svg")
 
 
@@ -259,9 +267,12 @@ def render(doc, out_dir):
                              "grows: where the curve drops, the tail starts to cost."))
         if sweep.get("note"):
             parts.append(f'<p class="note">{html.escape(sweep["note"])}</p>')
-        parts.append(_table(["policy"] + [_fmt_int(r) for r in sweep["ranks"]],
-                            [[p["label"]] + [_fmt_pct(v) for v in p["balance_efficiency"]]
-                             for p in sweep["policies"]]))
+        for key, title in (("balance_efficiency", "Balance efficiency"),
+                           ("relative_throughput", "Throughput relative to a balanced, unpadded run")):
+            parts.append(f"<p><b>{title}</b></p>")
+            parts.append(_table(["policy"] + [_fmt_int(r) for r in sweep["ranks"]],
+                                [[p["label"]] + [_fmt_pct(v) for v in p[key]]
+                                 for p in sweep["policies"]]))
 
     step = doc.get("step")
     if step:
