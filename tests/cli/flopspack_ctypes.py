@@ -284,3 +284,101 @@ def balance(library, costs, tokens, num_groups, algorithm="auto", equal_count=Fa
         ctypes.byref(options), (ctypes.c_double * len(costs))(*costs), int64_array(tokens),
         ctypes.c_size_t(len(costs)), ctypes.byref(plan)))
     return Plan(library, plan)
+
+
+class StatsSummary(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("count", ctypes.c_uint64),
+                ("distinct_lengths", ctypes.c_uint64), ("tokens", ctypes.c_int64),
+                ("mean", ctypes.c_double), ("stddev", ctypes.c_double),
+                ("min", ctypes.c_int64), ("max", ctypes.c_int64), ("p50", ctypes.c_int64),
+                ("p90", ctypes.c_int64), ("p99", ctypes.c_int64), ("p999", ctypes.c_int64),
+                ("has_cost", ctypes.c_int32), ("total_cost", ctypes.c_double),
+                ("mean_cost", ctypes.c_double), ("max_cost", ctypes.c_double)]
+
+
+class Stats:
+    def __init__(self, library, lengths, model=None):
+        self.library = library
+        self.handle = ctypes.c_void_p()
+        library.check(library.lib.flopspack_stats_create(
+            int64_array(lengths), ctypes.c_size_t(len(lengths)),
+            model.handle if model else None, ctypes.byref(self.handle)))
+
+    def __del__(self):
+        self.library.lib.flopspack_stats_destroy(self.handle)
+
+    def summary(self):
+        s = StatsSummary()
+        s.struct_size = ctypes.sizeof(s)
+        self.library.check(self.library.lib.flopspack_stats_summarize(self.handle,
+                                                                     ctypes.byref(s)))
+        out = {name: getattr(s, name) for name, _ in StatsSummary._fields_
+               if name != "struct_size"}
+        out["has_cost"] = bool(out["has_cost"])
+        return out
+
+    def ks_distance(self, other):
+        out = ctypes.c_double()
+        self.library.check(self.library.lib.flopspack_stats_ks_distance(
+            self.handle, other.handle, ctypes.byref(out)))
+        return out.value
+
+
+class SimulateOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("policy", ctypes.c_int32),
+                ("num_ranks", ctypes.c_uint64), ("microbatches_per_rank", ctypes.c_uint64),
+                ("tokens_per_microbatch", ctypes.c_int64),
+                ("max_tokens_per_microbatch", ctypes.c_int64), ("num_steps", ctypes.c_uint64),
+                ("seed", ctypes.c_uint64), ("record_steps", ctypes.c_int32),
+                ("progress", ctypes.c_void_p), ("progress_user_data", ctypes.c_void_p)]
+
+
+class SimulateSummary(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("num_steps", ctypes.c_uint64),
+                ("num_ranks", ctypes.c_uint64), ("microbatches_per_rank", ctypes.c_uint64),
+                ("documents_drawn", ctypes.c_uint64), ("epochs", ctypes.c_uint64),
+                ("mean_balance_efficiency", ctypes.c_double),
+                ("p5_balance_efficiency", ctypes.c_double),
+                ("p50_balance_efficiency", ctypes.c_double),
+                ("p95_balance_efficiency", ctypes.c_double), ("mean_fill", ctypes.c_double),
+                ("mean_padding_efficiency", ctypes.c_double),
+                ("relative_throughput", ctypes.c_double), ("mean_step_time", ctypes.c_double),
+                ("predicted_efficiency", ctypes.c_double), ("real_tokens", ctypes.c_int64),
+                ("computed_tokens", ctypes.c_int64)]
+
+
+def simulate_options(library, policy, num_ranks, microbatches, tokens, max_tokens, steps, seed):
+    options = SimulateOptions()
+    library.lib.flopspack_simulate_options_init(ctypes.byref(options))
+    options.policy, options.num_ranks, options.microbatches_per_rank = policy, num_ranks, \
+        microbatches
+    options.tokens_per_microbatch, options.max_tokens_per_microbatch = tokens, max_tokens
+    options.num_steps, options.seed = steps, seed
+    return options
+
+
+def simulate(library, lengths, model, **kwargs):
+    lib = library.lib
+    options = simulate_options(library, **kwargs)
+    result = ctypes.c_void_p()
+    library.check(lib.flopspack_simulate(int64_array(lengths), ctypes.c_size_t(len(lengths)),
+                                         model.handle, ctypes.byref(options),
+                                         ctypes.byref(result)))
+    try:
+        s = SimulateSummary()
+        s.struct_size = ctypes.sizeof(s)
+        library.check(lib.flopspack_simulate_result_summary(result, ctypes.byref(s)))
+        return {name: getattr(s, name) for name, _ in SimulateSummary._fields_
+                if name != "struct_size"}
+    finally:
+        lib.flopspack_simulate_result_destroy(result)
+
+
+def simulate_sweep(library, lengths, model, ranks, **kwargs):
+    options = simulate_options(library, num_ranks=1, **kwargs)
+    n = len(ranks)
+    out = [(ctypes.c_double * n)() for _ in range(3)]
+    library.check(library.lib.flopspack_simulate_sweep(
+        int64_array(lengths), ctypes.c_size_t(len(lengths)), model.handle,
+        ctypes.byref(options), (ctypes.c_uint64 * n)(*ranks), ctypes.c_size_t(n), *out))
+    return [list(a) for a in out]

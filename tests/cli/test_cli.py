@@ -62,7 +62,7 @@ def test_help_lists_commands_and_each_has_help():
         assert run("help", command, check=0).stdout == text
 
 
-def test_usage_errors_exit_2():
+def test_global_usage_errors_exit_2():
     assert run(check=2).stderr.startswith("usage: flopspack")
     assert "unknown command 'frobnicate'" in run("frobnicate", check=2).stderr
     assert "unknown flag '--frobnicate'" in run("models", "--frobnicate", check=2).stderr
@@ -127,35 +127,44 @@ def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
                             "count": len(SMALL), "tokens": sum(SMALL)}
 
 
-LENGTHS_COMMANDS = ["pack", "balance", "buckets", "plan"]
+LENGTHS_COMMANDS = ["stats", "pack", "balance", "plan", "buckets", "simulate", "report"]
 
 
 @pytest.mark.parametrize("command", LENGTHS_COMMANDS)
 def test_bad_input_exit_1_names_file_line_value(tmp_path, command):
+    extra = ["--out", str(tmp_path / "r")] if command == "report" else []
     missing = tmp_path / "missing.txt"
-    result = run(command, missing, check=1)
+    result = run(command, missing, *extra, check=1)
     assert f"flopspack {command}: {missing}: cannot open: No such file or directory" in result.stderr
     bad = tmp_path / "bad.txt"
     bad.write_text("12\n40\nforty\n7\n")
-    result = run(command, bad, check=1)
+    result = run(command, bad, *extra, check=1)
     assert f"{bad}:3: 'forty' is not a length: expected a positive integer" in result.stderr
     zero = tmp_path / "zero.txt"
     zero.write_text("12\n0\n")
-    assert f"{zero}:2: '0' is not a length" in run(command, zero, check=1).stderr
+    assert f"{zero}:2: '0' is not a length" in run(command, zero, *extra, check=1).stderr
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    assert f"{empty}: no lengths found (empty input)" in run(command, empty, check=1).stderr
-    assert "<stdin>: no lengths found" in run(command, "-", stdin="", check=1).stderr
-    assert run(command, bad, "--json", check=1).stdout == ""
+    assert f"{empty}: no lengths found (empty input)" in \
+        run(command, empty, *extra, check=1).stderr
+    assert "<stdin>: no lengths found" in run(command, "-", *extra, stdin="", check=1).stderr
+    assert run(command, bad, *extra, check=1).stdout == ""
 
 
 @pytest.mark.parametrize("command", LENGTHS_COMMANDS)
-def test_usage_errors_exit_2(small_txt, command):
-    result = run(command, small_txt, "--no-such-flag", check=2)
+def test_command_usage_errors_exit_2(tmp_path, small_txt, command):
+    if command == "report":
+        assert "--out=DIR is required" in run(command, small_txt, check=2).stderr
+        small_txt = [small_txt, "--out", tmp_path / "r"]
+    else:
+        small_txt = [small_txt]
+    result = run(command, *small_txt, "--no-such-flag", check=2)
     assert f"unknown flag '--no-such-flag' for 'flopspack {command}'" in result.stderr
     assert "expected 1 argument, got 0" in run(command, check=2).stderr
-    assert "unknown preset" in run(command, small_txt, "--model=gpt-17", check=2).stderr
-    assert "--cost=cubic" in run(command, small_txt, "--cost=cubic", check=2).stderr
+    assert "unknown preset" in run(command, *small_txt, "--model=gpt-17", check=2).stderr
+    assert "expected 1 argument, got 2" in \
+        run(command, *small_txt, small_txt[0], check=2).stderr
+    assert "--cost=cubic" in run(command, *small_txt, "--cost=cubic", check=2).stderr
 
 
 # ---- pack -------------------------------------------------------------------
@@ -346,3 +355,102 @@ def test_balance_compare_and_errors(small_txt):
     # Every document fits, the groups cannot hold them all: the library's INFEASIBLE, exit 1.
     result = run("balance", small_txt, "--groups=1", "--max-tokens=4096", check=1)
     assert "FLOPSPACK_INFEASIBLE" in result.stderr
+
+
+# ---- stats ------------------------------------------------------------------
+
+def test_stats_match_the_library(lib, small_txt):
+    from flopspack_ctypes import Stats
+    doc = run_json("stats", small_txt, "--cost=tokens")
+    stats = Stats(lib, SMALL, lib.tokens())
+    assert doc["summary"] == stats.summary()
+    hist = doc["histogram"]
+    assert hist["binning"] == "log2" and sum(hist["counts"]) == len(SMALL)
+    # log2 bins: bin k holds (2^(k-1), 2^k]; check every count by hand.
+    for k, upper in enumerate(hist["upper_edges"]):
+        lower = upper // 2
+        assert hist["counts"][k] == sum(1 for n in SMALL if lower < n <= upper)
+    assert sum(hist["token_share"]) == pytest.approx(1)
+    tail = {t["threshold"]: t for t in doc["tail"]}
+    assert tail[4096]["documents"] == 0 and tail[4096]["token_share"] == 0
+    custom = run_json("stats", small_txt, "--thresholds=100,1000", "--bins=linear",
+                      "--bin-width=1024", "--cost=tokens")
+    t100, t1000 = custom["tail"]
+    assert (t100["documents"], t100["tokens"]) == (sum(1 for n in SMALL if n > 100),
+                                                   sum(n for n in SMALL if n > 100))
+    assert t1000["token_share"] == pytest.approx(sum(n for n in SMALL if n > 1000) / sum(SMALL))
+    assert custom["histogram"]["upper_edges"][:2] == [1024, 2048]
+    # Expected longest of 1 draw is the mean length.
+    assert custom["expected_max_length"][0] == {"draws": 1,
+                                                "length": pytest.approx(sum(SMALL) / len(SMALL))}
+
+
+def test_stats_csv_is_the_histogram(small_txt):
+    rows = run("stats", small_txt, "--csv", check=0).stdout.splitlines()
+    assert rows[0].startswith("length,documents,%documents,%tokens,%cost")
+    assert "--bins=cubes" in run("stats", small_txt, "--bins=cubes", check=2).stderr
+    assert "--thresholds" in run("stats", small_txt, "--thresholds=1,x", check=2).stderr
+
+
+# ---- compare ----------------------------------------------------------------
+
+def test_compare_two_datasets(lib, tmp_path, small_txt):
+    from flopspack_ctypes import Stats
+    other = [n * 3 for n in SMALL] + [40000]
+    b = tmp_path / "b.txt"
+    b.write_text("\n".join(map(str, other)) + "\n")
+    doc = run_json("compare", small_txt, b, "--cost=tokens")
+    assert [i["count"] for i in doc["inputs"]] == [len(SMALL), len(other)]
+    a_stats, b_stats = Stats(lib, SMALL, lib.tokens()), Stats(lib, other, lib.tokens())
+    assert doc["datasets"][0]["summary"] == a_stats.summary()
+    assert doc["datasets"][1]["summary"] == b_stats.summary()
+    assert doc["comparison"]["ks_distance"] == a_stats.ks_distance(b_stats)
+    assert doc["datasets"][0]["summary"] == run_json("stats", small_txt, "--cost=tokens")["summary"]
+    text = run("compare", small_txt, b, check=0).stdout
+    assert "Kolmogorov-Smirnov distance" in text
+    assert "expected 2 arguments, got 1" in run("compare", small_txt, check=2).stderr
+    assert "cannot open" in run("compare", small_txt, tmp_path / "nope.txt", check=1).stderr
+
+
+# ---- simulate ---------------------------------------------------------------
+
+SIM_POLICIES = {"random": 0, "token-balanced": 1, "buckets": 2, "planner": 3,
+                "planner-random": 4, "planner-tokens": 5, "planner-sequences": 6}
+
+
+def test_simulate_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import simulate
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    doc = run_json("simulate", small_txt, "--ranks=2", "--microbatches=2", "--capacity=1024",
+                   "--max-tokens=1280", "--steps=7", "--seed=11")
+    assert [r["policy"] for r in doc["results"]] == list(SIM_POLICIES)
+    for r in doc["results"]:
+        expected = simulate(lib, SMALL, model, policy=SIM_POLICIES[r["policy"]], num_ranks=2,
+                            microbatches=2, tokens=1024, max_tokens=1280, steps=7, seed=11)
+        got = r["summary"]
+        for key, value in expected.items():
+            if value != value:  # NaN is written as null
+                assert got[key] is None, key
+            else:
+                assert got[key] == value, (r["policy"], key)
+
+
+def test_simulate_sweep_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import simulate_sweep
+    model = lib.tokens()
+    doc = run_json("simulate", small_txt, "--cost=tokens", "--ranks=1,2,4", "--steps=5",
+                   "--capacity=512", "--policies=random,planner")
+    sweep = doc["sweep"]
+    assert sweep["ranks"] == [1, 2, 4]
+    for p in sweep["policies"]:
+        sampled, predicted, throughput = simulate_sweep(
+            lib, SMALL, model, [1, 2, 4], policy=SIM_POLICIES[p["policy"]], microbatches=1,
+            tokens=512, max_tokens=0, steps=5, seed=0)
+        assert p["sampled_efficiency"] == sampled
+        assert p["relative_throughput"] == throughput
+        assert p["predicted_efficiency"] == [None if v != v else v for v in predicted]
+    rows = run("simulate", small_txt, "--ranks=1,2", "--steps=2", "--csv", check=0).stdout
+    assert rows.splitlines()[0].startswith("ranks,random dealing,")
+    assert "--policies: unknown policy 'fifo'" in \
+        run("simulate", small_txt, "--policies=fifo", check=2).stderr
+    assert "--ranks: '0'" in run("simulate", small_txt, "--ranks=0", check=2).stderr
