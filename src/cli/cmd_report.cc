@@ -297,10 +297,16 @@ Command ReportCommand() {
       "report",
       "an HTML page with plots: distribution, tail, balance, padding, a recommendation",
       "[flags] LENGTHS --out DIR",
-      "Computes the dataset's statistics through the library, writes them to\n"
-      "DIR/report.json and draws DIR/index.html with SVG figures (matplotlib, run by\n"
-      "Python: see FLOPSPACK_PYTHON and FLOPSPACK_REPORT_SCRIPT in docs/cli.md). Prints\n"
-      "the path of the page.",
+      "Everything about a dataset in one page: the length distribution by documents,\n"
+      "tokens and cost; the tail; balance and throughput versus number of GPUs for random\n"
+      "dealing, token balancing, the bucket sampler and the flopspack planner (the\n"
+      "straggler emulator, --report-steps steps per point); one step rank by rank;\n"
+      "padding versus step diversity for padded batches; and a recommendation.\n"
+      "The training setup it assumes, unless given: --ranks 64,128,...,8192, each rank\n"
+      "--microbatches 4 of --capacity 16384 tokens, planner cap --max-tokens 1.25 x\n"
+      "capacity. Numbers go to DIR/report.json; report.py (matplotlib) draws\n"
+      "DIR/index.html and its SVG figures (FLOPSPACK_PYTHON, FLOPSPACK_REPORT_SCRIPT:\n"
+      "docs/cli.md). Prints the recommendation and the page's path.",
       Concat({{"out", "ranks", "capacity", "max_tokens", "microbatches", "report_steps", "seed"},
               InputFlags(),
               ModelFlags(),
