@@ -1,6 +1,8 @@
 #!/bin/sh
 # README command one: install the dependencies, build and install flopspack
-# (CMake, into ./install), and run the main job on the bundled example.
+# (CMake, into ./install), and run the main job: `flopspack report` on the
+# bundled example dataset (examples/data/, made by
+# scripts/make_example_dataset.py), which writes ./report/index.html.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,4 +13,6 @@ cmake --build build
 cmake --install build > /dev/null
 echo "installed into $root/install"
 echo
-build/examples/model_flops
+"$root/install/bin/flopspack" report examples/data/example_lengths.txt --out "$root/report"
+echo
+echo "Open $root/report/index.html in a browser; docs/quickstart.md explains it."

@@ -90,6 +90,17 @@ FLOPSPACK_API const char* flopspack_status_string(flopspack_status status);
 FLOPSPACK_API const char* flopspack_last_error_message(void);
 
 /* ------------------------------------------------------------------------
+ * Seeds
+ * ---------------------------------------------------------------------- */
+
+/* A seed for stream `stream` (a shard, a step, an epoch...) derived from a
+ * parent seed: two SplitMix64 steps (Steele, Lea & Flood 2014) over
+ * seed ^ (0xD1B54A32D192ED03 * (stream + 1)). Every language gets the same
+ * value, so shards and steps seeded this way agree everywhere without
+ * communicating. Never fails. */
+FLOPSPACK_API uint64_t flopspack_derive_seed(uint64_t seed, uint64_t stream);
+
+/* ------------------------------------------------------------------------
  * Cost models: what a packed sequence costs.
  *
  * A cost model is immutable after creation and may be shared by any number

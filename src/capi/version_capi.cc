@@ -1,12 +1,17 @@
 // Version and status entry points.
 #include "capi/capi_util.h"
 #include "flopspack/flopspack.h"
+#include "util/random.h"
 
 extern "C" {
 
 uint32_t flopspack_version_number(void) { return FLOPSPACK_VERSION_NUMBER; }
 
 const char* flopspack_version_string(void) { return FLOPSPACK_VERSION_STRING; }
+
+uint64_t flopspack_derive_seed(uint64_t seed, uint64_t stream) {
+  return flopspack::util::DeriveSeed(seed, stream);
+}
 
 const char* flopspack_status_string(flopspack_status status) {
   switch (status) {

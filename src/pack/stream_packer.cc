@@ -277,7 +277,24 @@ absl::StatusOr<Plan> StreamPacker::Take() {
     pieces += sequence.size();
     plan.AddGroup(items, tokens, options_.capacity, cost);
   }
-  ComputeGroupMetrics(plan, pieces, largest_piece_cost, options_.capacity);
+  // Pieces of one document are consecutive within a sequence only by
+  // chance, so count distinct documents explicitly.
+  std::vector<int64_t> documents;
+  documents.reserve(pieces);
+  for (const std::vector<Piece>& sequence : ready_) {
+    for (const Piece& piece : sequence) documents.push_back(piece.document);
+  }
+  std::sort(documents.begin(), documents.end());
+  const uint64_t distinct =
+      static_cast<uint64_t>(std::unique(documents.begin(), documents.end()) - documents.begin());
+  ComputeGroupMetrics(plan, distinct, largest_piece_cost, options_.capacity);
+  PlanMetrics& m = plan.metrics();
+  m.split_items = split_documents_ - split_at_take_;
+  m.truncated_items = truncated_documents_ - truncated_at_take_;
+  m.truncated_tokens = truncated_tokens_ - truncated_tokens_at_take_;
+  split_at_take_ = split_documents_;
+  truncated_at_take_ = truncated_documents_;
+  truncated_tokens_at_take_ = truncated_tokens_;
   ready_.clear();
   return plan;
 }
@@ -299,6 +316,9 @@ std::string StreamPacker::Save() const {
   w.U64(split_documents_);
   w.U64(truncated_documents_);
   w.I64(truncated_tokens_);
+  w.U64(split_at_take_);
+  w.U64(truncated_at_take_);
+  w.I64(truncated_tokens_at_take_);
   auto pieces = [&w](const std::vector<Piece>& list) {
     w.U64(list.size());
     for (const Piece& p : list) {
@@ -361,7 +381,8 @@ absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
   if (!r.U64(&p.chunk_index_) || !r.U64(&p.documents_pushed_) || !r.U64(&p.pending_documents_) ||
       !r.I64(&p.smallest_piece_) || !r.U64(&p.sequences_emitted_) || !r.I64(&p.tokens_emitted_) ||
       !r.U64(&p.split_documents_) || !r.U64(&p.truncated_documents_) ||
-      !r.I64(&p.truncated_tokens_)) {
+      !r.I64(&p.truncated_tokens_) || !r.U64(&p.split_at_take_) || !r.U64(&p.truncated_at_take_) ||
+      !r.I64(&p.truncated_tokens_at_take_)) {
     return Corrupt("counters");
   }
   auto read_pieces = [&r](std::vector<Piece>* list) {
@@ -437,7 +458,9 @@ absl::Status StreamPacker::Validate() const {
     if (!check(sequence, true) || used > capacity) return Corrupt("ready sequence out of range");
   }
   if (smallest_piece_ < 0 || smallest_piece_ > capacity || tokens_emitted_ < 0 ||
-      truncated_tokens_ < 0) {
+      truncated_tokens_ < 0 || split_at_take_ > split_documents_ ||
+      truncated_at_take_ > truncated_documents_ || truncated_tokens_at_take_ < 0 ||
+      truncated_tokens_at_take_ > truncated_tokens_) {
     return Corrupt("counters out of range");
   }
   return absl::OkStatus();

@@ -67,7 +67,10 @@ class StreamPacker {
   absl::Status Flush();
 
   // The sequences finalised since the last Take, as a plan (one group per
-  // sequence, items = document ids, computed tokens = capacity).
+  // sequence, items = document ids, computed tokens = capacity). Its
+  // num_items counts the distinct documents in those sequences; split_items,
+  // truncated_items and truncated_tokens count what the pushes since the
+  // previous Take split or truncated.
   absl::StatusOr<Plan> Take();
   size_t ready_sequences() const { return ready_.size(); }
 
@@ -120,6 +123,10 @@ class StreamPacker {
   uint64_t split_documents_ = 0;
   uint64_t truncated_documents_ = 0;
   int64_t truncated_tokens_ = 0;
+  // The counters at the previous Take, for its plan's metrics.
+  uint64_t split_at_take_ = 0;
+  uint64_t truncated_at_take_ = 0;
+  int64_t truncated_tokens_at_take_ = 0;
   std::vector<Piece> pending_;
   std::vector<Bin> bins_;
   std::vector<int32_t> open_;       // open bin ids, in opening order

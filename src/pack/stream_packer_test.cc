@@ -207,6 +207,14 @@ TEST(StreamPackerTest, SplitAndTruncateAreCounted) {
   const std::vector<int64_t> lengths = {250, 30, 100};
   ASSERT_TRUE(split->Push(lengths).ok());
   EXPECT_EQ(split->split_documents(), 1u);
+  auto taken = split->Take();
+  ASSERT_TRUE(taken.ok());
+  EXPECT_EQ(taken->metrics().split_items, 1u);
+  EXPECT_EQ(split->Take()->metrics().split_items, 0u);  // counted once
+  ASSERT_TRUE(split->Flush().ok());
+  auto rest = split->Take();
+  // 250 -> 100 + 100 + 50: three documents, five pieces, all taken by now.
+  EXPECT_EQ(taken->metrics().num_items + rest->metrics().num_items, 3u);
   auto truncate = MakePacker(100, 4, Overflow::kTruncate);
   ASSERT_TRUE(truncate->Push(lengths).ok());
   EXPECT_EQ(truncate->truncated_documents(), 1u);

@@ -31,6 +31,25 @@ TEST(VersionTest, HeaderAndLibraryAgree) {
                "FLOPSPACK_UNKNOWN_STATUS");
 }
 
+TEST(SeedTest, DeriveSeedIsSplitMix64OfTheMixedParent) {
+  // Two SplitMix64 steps from seed ^ (0xD1B54A32D192ED03 * (stream + 1)),
+  // computed independently here.
+  auto splitmix = [](uint64_t& state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  for (uint64_t seed : {0ull, 1ull, 42ull, ~0ull}) {
+    for (uint64_t stream : {0ull, 1ull, 7ull, 1ull << 40}) {
+      uint64_t state = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
+      splitmix(state);
+      EXPECT_EQ(flopspack_derive_seed(seed, stream), splitmix(state));
+    }
+  }
+  EXPECT_NE(flopspack_derive_seed(1, 0), flopspack_derive_seed(1, 1));
+}
+
 TEST(CostModelCapiTest, TransformerMatchesHandComputedValue) {
   flopspack_transformer_config c = Llama3_8B();
   flopspack_cost_model* model = nullptr;

@@ -1,0 +1,147 @@
+#include "buckets_data.h"
+
+#include <algorithm>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "flags.h"
+#include "output.h"
+#include "plan_output.h"
+#include "simulate_ranks.h"
+#include "status.h"
+
+ABSL_FLAG(int64_t, max_padded_tokens, 262144,
+          "padded-batch budget: batch size x longest sample <= this many tokens");
+ABSL_FLAG(double, max_batch_cost, 0,
+          "padded-batch budget in cost units instead (the cost model's padded-batch cost); 0 = "
+          "use --max-padded-tokens");
+ABSL_FLAG(bool, drop_last, false,
+          "drop the surplus batches of an epoch instead of splitting batches to fill the last "
+          "step");
+
+namespace flopspack::cli {
+
+BucketSettings BucketSettingsFromFlags(const Invocation& invocation) {
+  BucketSettings s;
+  s.max_padded_tokens = absl::GetFlag(FLAGS_max_padded_tokens);
+  s.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
+  if (s.max_padded_tokens <= 0) {
+    throw UsageError(
+        absl::StrFormat("--max-padded-tokens=%d: must be positive", s.max_padded_tokens));
+  }
+  if (!(s.max_batch_cost >= 0)) {
+    throw UsageError(absl::StrFormat("--max-batch-cost=%g: must be >= 0", s.max_batch_cost));
+  }
+  s.num_ranks = SingleRankCount(invocation, 8);
+  s.accumulation = absl::GetFlag(FLAGS_microbatches);
+  if (s.accumulation == 0) throw UsageError("--microbatches must be at least 1");
+  s.drop_last = absl::GetFlag(FLAGS_drop_last);
+  s.seed = absl::GetFlag(FLAGS_seed);
+  return s;
+}
+
+Json BucketSettingsJson(const BucketSettings& s) {
+  Json out = Json::Object();
+  out.Set("num_buckets", static_cast<uint64_t>(s.num_buckets));
+  out.Set("budget", s.max_batch_cost > 0 ? "cost" : "padded_tokens");
+  out.Set("max_padded_tokens", s.max_padded_tokens);
+  out.Set("max_batch_cost", s.max_batch_cost);
+  out.Set("num_ranks", s.num_ranks);
+  out.Set("accumulation_steps", s.accumulation);
+  out.Set("drop_last", s.drop_last);
+  out.Set("seed", s.seed);
+  return out;
+}
+
+std::string BudgetSummary(const BucketSettings& s) {
+  return s.max_batch_cost > 0 ? absl::StrFormat("cost <= %s", Si(s.max_batch_cost))
+                              : absl::StrFormat("%s padded tokens", Cell(s.max_padded_tokens));
+}
+
+BucketSamplerPtr MakeBucketSampler(const Context& context, const BucketSettings& s) {
+  flopspack_bucket_sampler_options options;
+  flopspack_bucket_sampler_options_init(&options);
+  options.num_buckets = s.num_buckets;
+  if (s.max_batch_cost > 0) {
+    options.budget_kind = FLOPSPACK_BUCKET_BUDGET_COST;
+    options.max_batch_cost = s.max_batch_cost;
+  } else {
+    options.budget_kind = FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS;
+    options.max_padded_tokens = s.max_padded_tokens;
+  }
+  options.num_ranks = s.num_ranks;
+  options.accumulation_steps = s.accumulation;
+  options.drop_last = s.drop_last ? 1 : 0;
+  options.seed = s.seed;
+  flopspack_bucket_sampler* sampler = nullptr;
+  Check(
+      flopspack_bucket_sampler_create(&options, context.model.get(), context.lengths.values.data(),
+                                      context.lengths.values.size(), &sampler),
+      absl::StrFormat("bucket sampler (%d buckets)", s.num_buckets));
+  return BucketSamplerPtr(sampler);
+}
+
+PlanPtr BucketEpoch(const flopspack_bucket_sampler* sampler, uint64_t epoch) {
+  flopspack_plan* plan = nullptr;
+  Check(flopspack_bucket_sampler_epoch(sampler, epoch, &plan),
+        absl::StrFormat("bucket sampler epoch %d", epoch));
+  return PlanPtr(plan);
+}
+
+uint64_t StepsPerEpoch(const flopspack_bucket_sampler* sampler) {
+  uint64_t steps = 0;
+  Check(flopspack_bucket_sampler_steps_per_epoch(sampler, &steps), "steps per epoch");
+  return steps;
+}
+
+std::vector<BucketRow> BucketRows(const Context& context, const flopspack_bucket_sampler* sampler) {
+  const int64_t* bounds = nullptr;
+  size_t n = 0;
+  Check(flopspack_bucket_sampler_upper_bounds(sampler, &bounds, &n), "bucket bounds");
+  std::vector<BucketRow> rows;
+  for (size_t b = 0; b < n; ++b) {
+    if (b > 0 && bounds[b] == bounds[b - 1]) continue;  // empty repeated bounds
+    rows.push_back({bounds[b], 0, 0, 0});
+  }
+  // Each document goes to the first bound >= its length (docs/buckets.md).
+  for (int64_t length : context.lengths.values) {
+    auto it = std::lower_bound(rows.begin(), rows.end(), length,
+                               [](const BucketRow& r, int64_t l) { return r.upper_bound < l; });
+    if (it == rows.end()) continue;  // cannot happen: the last bound is the longest length
+    it->documents += 1;
+    it->tokens += length;
+    it->padding += it->upper_bound - length;
+  }
+  return rows;
+}
+
+TradeoffPoint Tradeoff(const Context& context, const BucketSettings& settings, uint64_t epoch) {
+  const BucketSamplerPtr sampler = MakeBucketSampler(context, settings);
+  const PlanPtr plan = BucketEpoch(sampler.get(), epoch);
+  const struct flopspack_plan_metrics m = PlanMetrics(plan.get());
+  TradeoffPoint p;
+  p.num_buckets = settings.num_buckets;
+  p.padding_efficiency = m.padding_efficiency;
+  p.diversity_distance = m.diversity_distance;
+  p.diversity_distance_samples = m.diversity_distance_samples;
+  p.balance_efficiency = m.balance_efficiency;
+  p.steps = m.num_steps;
+  return p;
+}
+
+Json TradeoffJson(const std::vector<TradeoffPoint>& points) {
+  Json out = Json::Array();
+  for (const TradeoffPoint& p : points) {
+    Json j = Json::Object();
+    j.Set("num_buckets", static_cast<uint64_t>(p.num_buckets));
+    j.Set("padding_efficiency", p.padding_efficiency);
+    j.Set("diversity_distance", p.diversity_distance);
+    j.Set("diversity_distance_samples", p.diversity_distance_samples);
+    j.Set("balance_efficiency", p.balance_efficiency);
+    j.Set("steps", p.steps);
+    out.Push(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace flopspack::cli

@@ -1,0 +1,161 @@
+// flopspack simulate: the straggler emulator. How much throughput does the
+// dataset lose to stragglers and padding at N GPUs, under each policy?
+#include <cmath>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "commands.h"
+#include "context.h"
+#include "flags.h"
+#include "output.h"
+#include "simulate_data.h"
+#include "simulate_ranks.h"
+#include "status.h"
+
+ABSL_FLAG(std::string, policies, "all", "comma-separated policies to simulate, or all");
+ABSL_FLAG(uint64_t, steps, 100, "optimizer steps to simulate");
+
+namespace flopspack::cli {
+
+SimSettings SettingsFromFlags() {
+  SimSettings settings;
+  settings.microbatches = absl::GetFlag(FLAGS_microbatches);
+  settings.tokens_per_microbatch = absl::GetFlag(FLAGS_capacity);
+  settings.max_tokens_per_microbatch = absl::GetFlag(FLAGS_max_tokens);
+  settings.steps = absl::GetFlag(FLAGS_steps);
+  settings.seed = absl::GetFlag(FLAGS_seed);
+  if (settings.microbatches == 0) throw UsageError("--microbatches must be at least 1");
+  if (settings.steps == 0) throw UsageError("--steps must be at least 1");
+  if (settings.tokens_per_microbatch <= 0) {
+    throw UsageError(absl::StrFormat("--capacity=%d: must be a positive number of tokens",
+                                     settings.tokens_per_microbatch));
+  }
+  return settings;
+}
+
+namespace {
+
+void RunOne(const Context& context, const std::vector<SimPolicy>& policies, uint64_t ranks,
+            const SimSettings& settings, Format format) {
+  Json results = Json::Array();
+  Table t({"<policy", "throughput", "balance mean", "p5", "p50", "p95", "fill", "padding eff",
+           "predicted", "step time"});
+  for (const SimPolicy& policy : policies) {
+    const flopspack_simulate_summary s = Simulate(context, policy, ranks, settings);
+    Json r = Json::Object();
+    r.Set("policy", policy.name);
+    r.Set("label", policy.label);
+    r.Set("summary", SummaryJson(s));
+    results.Push(std::move(r));
+    t.AddRow({policy.label, Percent(s.relative_throughput, 2),
+              Percent(s.mean_balance_efficiency, 2), Percent(s.p5_balance_efficiency, 2),
+              Percent(s.p50_balance_efficiency, 2), Percent(s.p95_balance_efficiency, 2),
+              Percent(s.mean_fill, 2), Percent(s.mean_padding_efficiency, 2),
+              std::isnan(s.predicted_efficiency) ? "-" : Percent(s.predicted_efficiency, 2),
+              Si(s.mean_step_time)});
+  }
+  if (format == Format::kJson) {
+    Json out = Envelope("simulate");
+    out.Set("input", InputJson(context));
+    out.Set("model", ModelJson(context.spec));
+    Json settings_json = SettingsJson(settings);
+    settings_json.Set("ranks", ranks);
+    out.Set("settings", std::move(settings_json));
+    out.Set("results", std::move(results));
+    Emit(out.Dump());
+  } else if (format == Format::kCsv) {
+    Emit(t.Csv());
+  } else {
+    Emit(TableHeader(context) +
+         absl::StrFormat("%d ranks x %d microbatches of %s tokens, %d steps, seed %d\n\n", ranks,
+                         settings.microbatches, Cell(settings.tokens_per_microbatch),
+                         settings.steps, settings.seed) +
+         t.Text() +
+         "\nthroughput: useful work / time, relative to a perfectly balanced run without padding;"
+         "\nbalance: mean / max rank cost per step; predicted: order-statistics estimate.\n");
+  }
+}
+
+void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
+              const std::vector<uint64_t>& ranks, const SimSettings& settings, Format format) {
+  std::vector<SweepResult> sweeps;
+  for (const SimPolicy& policy : policies) {
+    sweeps.push_back(Sweep(context, policy, ranks, settings, absl::StrCat("sweep ", policy.name)));
+  }
+  std::vector<std::string> columns = {"ranks"};
+  for (const SimPolicy& policy : policies) columns.push_back(policy.label);
+  Table t(columns);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    std::vector<std::string> row = {Cell(static_cast<int64_t>(ranks[i]))};
+    for (const SweepResult& sweep : sweeps) row.push_back(Percent(sweep.relative_throughput[i], 2));
+    t.AddRow(std::move(row));
+  }
+  if (format == Format::kJson) {
+    Json out = Envelope("simulate");
+    out.Set("input", InputJson(context));
+    out.Set("model", ModelJson(context.spec));
+    out.Set("settings", SettingsJson(settings));
+    Json sweep = Json::Object();
+    sweep.Set("ranks", Json::ArrayOf(ranks));
+    Json list = Json::Array();
+    for (size_t p = 0; p < policies.size(); ++p) {
+      Json j = Json::Object();
+      j.Set("policy", policies[p].name);
+      j.Set("label", policies[p].label);
+      j.Set("sampled_efficiency", Json::ArrayOf(sweeps[p].sampled_efficiency));
+      j.Set("predicted_efficiency", Json::ArrayOf(sweeps[p].predicted_efficiency));
+      j.Set("relative_throughput", Json::ArrayOf(sweeps[p].relative_throughput));
+      list.Push(std::move(j));
+    }
+    sweep.Set("policies", std::move(list));
+    out.Set("sweep", std::move(sweep));
+    Emit(out.Dump());
+  } else if (format == Format::kCsv) {
+    Emit(t.Csv());
+  } else {
+    Emit(TableHeader(context) +
+         absl::StrFormat("relative throughput by number of ranks (%d microbatches of %s tokens, "
+                         "%d steps, seed %d)\n\n",
+                         settings.microbatches, Cell(settings.tokens_per_microbatch),
+                         settings.steps, settings.seed) +
+         t.Text());
+  }
+}
+
+void Run(const Invocation& invocation) {
+  const Format format = OutputFormat("simulate", true);
+  const std::vector<uint64_t> ranks = RankCounts(invocation, 1024);
+  const std::vector<SimPolicy> policies = ParsePolicies(absl::GetFlag(FLAGS_policies));
+  const SimSettings settings = SettingsFromFlags();
+  const Context context = LoadContext(invocation, invocation.positional[0]);
+  if (ranks.size() == 1) {
+    RunOne(context, policies, ranks[0], settings, format);
+  } else {
+    RunSweep(context, policies, ranks, settings, format);
+  }
+}
+
+}  // namespace
+
+Command SimulateCommand() {
+  return {"simulate",
+          "predict throughput lost to stragglers and padding at N GPUs, per policy",
+          "[flags] LENGTHS",
+          "Runs the straggler emulator: samples --steps optimizer steps of --ranks ranks x\n"
+          "--microbatches microbatches of --capacity tokens from the dataset under each\n"
+          "policy, costs every microbatch with the cost model, and reports the throughput\n"
+          "relative to a perfectly balanced, unpadded run, the balance efficiency (mean /\n"
+          "max rank cost) and fill. With several --ranks it sweeps them: the curve shows\n"
+          "where the tail starts to cost.",
+          Concat({{"ranks", "policies", "capacity", "max_tokens", "microbatches", "steps", "seed"},
+                  InputFlags(),
+                  ModelFlags(),
+                  OutputFlags(),
+                  {"progress"}}),
+          1,
+          1,
+          Run};
+}
+
+}  // namespace flopspack::cli

@@ -1,0 +1,56 @@
+#include "context.h"
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "flags.h"
+#include "output.h"
+#include "status.h"
+
+namespace flopspack::cli {
+
+Context LoadContext(const Invocation& invocation, const std::string& path) {
+  Context context;
+  // Flags first: a usage error should not wait for a large file to load.
+  context.spec = ResolveModel(invocation);
+  context.model = MakeCostModel(context.spec);
+  context.lengths = ReadLengths(path, absl::GetFlag(FLAGS_column));
+  for (int64_t length : context.lengths.values) {
+    if (__builtin_add_overflow(context.tokens, length, &context.tokens)) {
+      throw InputError(context.lengths.source + ": the total number of tokens overflows int64");
+    }
+  }
+  return context;
+}
+
+void RequireWithinCapacity(const Context& context, int64_t capacity) {
+  const std::vector<int64_t>& v = context.lengths.values;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] > capacity) {
+      throw InputError(absl::StrFormat(
+          "%s: length %d exceeds --capacity=%d (--overflow=error; use --overflow=split to "
+          "accept it)",
+          context.lengths.Where(i), v[i], capacity));
+    }
+  }
+}
+
+Json InputJson(const Context& context) {
+  Json out = Json::Object();
+  out.Set("source", context.lengths.source);
+  const char* format = context.lengths.format == InputFormat::kNpy   ? "npy"
+                       : context.lengths.format == InputFormat::kCsv ? "csv"
+                                                                     : "text";
+  out.Set("format", format);
+  if (!context.lengths.column.empty()) out.Set("column", context.lengths.column);
+  out.Set("count", static_cast<uint64_t>(context.lengths.values.size()));
+  out.Set("tokens", context.tokens);
+  return out;
+}
+
+std::string TableHeader(const Context& context) {
+  return absl::StrFormat("# %s documents, %s tokens from %s\n# cost: %s\n\n",
+                         Cell(static_cast<int64_t>(context.lengths.values.size())),
+                         Cell(context.tokens), context.lengths.source, ModelSummary(context.spec));
+}
+
+}  // namespace flopspack::cli

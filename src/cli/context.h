@@ -1,0 +1,38 @@
+// What most subcommands start from: the lengths read from LENGTHS and the
+// cost model from the model flags.
+#ifndef FLOPSPACK_CLI_CONTEXT_H_
+#define FLOPSPACK_CLI_CONTEXT_H_
+
+#include <string>
+
+#include "args.h"
+#include "handles.h"
+#include "input.h"
+#include "json.h"
+#include "model.h"
+
+namespace flopspack::cli {
+
+struct Context {
+  Lengths lengths;
+  ModelSpec spec;
+  CostModelPtr model;
+  int64_t tokens = 0;  // sum of the lengths
+};
+
+// Reads path (with --column) and resolves the model flags.
+Context LoadContext(const Invocation& invocation, const std::string& path);
+
+// For --overflow=error: an input error naming the line of the first
+// document longer than capacity (rather than the library's array index).
+void RequireWithinCapacity(const Context& context, int64_t capacity);
+
+// {"source", "format", "column", "count", "tokens"} for --json.
+Json InputJson(const Context& context);
+
+// --model etc. header lines for tables: "# 100,000 documents, ... from x.txt".
+std::string TableHeader(const Context& context);
+
+}  // namespace flopspack::cli
+
+#endif  // FLOPSPACK_CLI_CONTEXT_H_

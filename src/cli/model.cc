@@ -1,0 +1,200 @@
+#include "model.h"
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "flags.h"
+#include "status.h"
+
+namespace flopspack::cli {
+
+const std::vector<Preset>& Presets() {
+  // Dense decoder shapes from each model's published config.json (or paper
+  // for GPT-3). head_dim 0 = hidden / heads.
+  static const std::vector<Preset> presets = {
+      {"gpt3-175b", "Brown et al. 2020, table 2.1", 96, 12288, 96, 96, 0, 49152, 50257, false},
+      {"llama2-7b", "meta-llama/Llama-2-7b-hf", 32, 4096, 32, 32, 0, 11008, 32000, true},
+      {"llama2-13b", "meta-llama/Llama-2-13b-hf", 40, 5120, 40, 40, 0, 13824, 32000, true},
+      {"llama2-70b", "meta-llama/Llama-2-70b-hf", 80, 8192, 64, 8, 0, 28672, 32000, true},
+      {"llama3-8b", "meta-llama/Meta-Llama-3-8B", 32, 4096, 32, 8, 0, 14336, 128256, true},
+      {"llama3-70b", "meta-llama/Meta-Llama-3-70B", 80, 8192, 64, 8, 0, 28672, 128256, true},
+      {"llama3.1-405b", "meta-llama/Llama-3.1-405B", 126, 16384, 128, 8, 0, 53248, 128256, true},
+      {"mistral-7b", "mistralai/Mistral-7B-v0.1", 32, 4096, 32, 8, 0, 14336, 32000, true},
+      {"qwen2.5-7b", "Qwen/Qwen2.5-7B", 28, 3584, 28, 4, 0, 18944, 152064, true},
+      {"qwen2.5-72b", "Qwen/Qwen2.5-72B", 80, 8192, 64, 8, 0, 29568, 152064, true},
+      {"gemma-7b", "google/gemma-7b", 28, 3072, 16, 16, 256, 24576, 256000, true},
+      {"phi3-mini", "microsoft/Phi-3-mini-4k-instruct", 32, 3072, 32, 32, 0, 8192, 32064, true},
+  };
+  return presets;
+}
+
+const Preset* FindPreset(const std::string& name) {
+  for (const Preset& preset : Presets()) {
+    if (name == preset.name) return &preset;
+  }
+  return nullptr;
+}
+
+double QuadraticCoefficient(const flopspack_transformer_config& c) {
+  const double head_dim =
+      c.head_dim > 0 ? c.head_dim : double(c.hidden_size) / c.num_attention_heads;
+  const double q = c.num_attention_heads * head_dim;
+  const double kv = c.num_key_value_heads * head_dim;
+  const double d = c.hidden_size;
+  const double mlp = c.gated_mlp ? 3 : 2;
+  const double dense =
+      c.num_layers * (2 * d * (q + 2 * kv) + 2 * q * d + 2 * d * c.intermediate_size * mlp) +
+      2 * d * c.vocab_size;
+  // Attention forward per layer: 4*q*l^2, halved by the causal mask.
+  const double attention = c.num_layers * 4 * q * (c.causal ? 0.5 : 1.0);
+  return attention / dense;
+}
+
+ModelSpec ResolveModel(const Invocation& inv) {
+  ModelSpec spec;
+  spec.cost = absl::GetFlag(FLAGS_cost);
+  if (spec.cost != "tokens" && spec.cost != "quadratic" && spec.cost != "transformer") {
+    throw UsageError(
+        absl::StrFormat("--cost=%s: expected tokens, quadratic or transformer", spec.cost));
+  }
+  flopspack_transformer_config& c = spec.config;
+  flopspack_transformer_config_init(&c);
+  spec.preset = absl::GetFlag(FLAGS_model);
+  const bool any_shape =
+      inv.Given("layers") || inv.Given("hidden") || inv.Given("heads") || inv.Given("ffn");
+  if (spec.preset.empty() && !any_shape) spec.preset = "llama3-8b";
+  if (!spec.preset.empty()) {
+    const Preset* preset = FindPreset(spec.preset);
+    if (preset == nullptr) {
+      std::vector<std::string> names;
+      for (const Preset& p : Presets()) names.push_back(p.name);
+      throw UsageError(absl::StrFormat("--model=%s: unknown preset; known: %s", spec.preset,
+                                       absl::StrJoin(names, ", ")));
+    }
+    c.num_layers = preset->layers;
+    c.hidden_size = preset->hidden;
+    c.num_attention_heads = preset->heads;
+    c.num_key_value_heads = preset->kv_heads;
+    c.head_dim = preset->head_dim;
+    c.intermediate_size = preset->ffn;
+    c.vocab_size = preset->vocab;
+    c.gated_mlp = preset->gated ? 1 : 0;
+  } else {
+    for (const char* required : {"layers", "hidden", "heads", "ffn"}) {
+      if (!inv.Given(required)) {
+        throw UsageError(absl::StrFormat(
+            "a model shape by flags needs --layers, --hidden, --heads and --ffn (missing --%s), "
+            "or a preset with --model",
+            required));
+      }
+    }
+    c.vocab_size = 0;
+  }
+  if (inv.Given("layers")) c.num_layers = absl::GetFlag(FLAGS_layers);
+  if (inv.Given("hidden")) c.hidden_size = absl::GetFlag(FLAGS_hidden);
+  if (inv.Given("heads")) c.num_attention_heads = absl::GetFlag(FLAGS_heads);
+  if (inv.Given("kv_heads")) {
+    c.num_key_value_heads = absl::GetFlag(FLAGS_kv_heads);
+  } else if (spec.preset.empty() || inv.Given("heads")) {
+    // Without --kv-heads, a changed head count keeps multi-head attention
+    // only when the preset had it.
+    const Preset* preset = spec.preset.empty() ? nullptr : FindPreset(spec.preset);
+    if (preset == nullptr || preset->kv_heads == preset->heads) {
+      c.num_key_value_heads = c.num_attention_heads;
+    }
+  }
+  if (inv.Given("head_dim")) c.head_dim = absl::GetFlag(FLAGS_head_dim);
+  if (inv.Given("ffn")) c.intermediate_size = absl::GetFlag(FLAGS_ffn);
+  if (inv.Given("vocab")) c.vocab_size = absl::GetFlag(FLAGS_vocab);
+  if (inv.Given("gated")) c.gated_mlp = absl::GetFlag(FLAGS_gated) ? 1 : 0;
+  c.causal = absl::GetFlag(FLAGS_causal) ? 1 : 0;
+  c.recompute = absl::GetFlag(FLAGS_recompute) ? 1 : 0;
+  const std::string attention = absl::GetFlag(FLAGS_attention);
+  if (attention == "document") {
+    c.attention_span = FLOPSPACK_ATTENTION_DOCUMENT;
+  } else if (attention == "sequence") {
+    c.attention_span = FLOPSPACK_ATTENTION_SEQUENCE;
+  } else {
+    throw UsageError(absl::StrFormat("--attention=%s: expected document or sequence", attention));
+  }
+  if (spec.cost == "tokens") {
+    spec.unit = "tokens";
+  } else if (spec.cost == "quadratic") {
+    spec.unit = "token-equivalents";
+    spec.quadratic_coef = absl::GetFlag(FLAGS_quadratic_coef);
+    if (spec.quadratic_coef == 0) {
+      // Validate the shape through the library before deriving c from it.
+      MakeTransformer(c);
+      spec.quadratic_coef = QuadraticCoefficient(c);
+    }
+  } else {
+    spec.unit = "FLOPs";
+  }
+  return spec;
+}
+
+CostModelPtr MakeTransformer(const flopspack_transformer_config& config) {
+  flopspack_cost_model* model = nullptr;
+  Check(flopspack_cost_model_transformer(&config, &model), "model shape");
+  return CostModelPtr(model);
+}
+
+CostModelPtr MakeCostModel(const ModelSpec& spec) {
+  flopspack_cost_model* model = nullptr;
+  if (spec.cost == "tokens") {
+    Check(flopspack_cost_model_tokens(&model), "--cost=tokens");
+  } else if (spec.cost == "quadratic") {
+    Check(flopspack_cost_model_polynomial(0, 0, 1, spec.quadratic_coef, &model),
+          "--cost=quadratic");
+  } else {
+    return MakeTransformer(spec.config);
+  }
+  return CostModelPtr(model);
+}
+
+Json ModelJson(const ModelSpec& spec) {
+  Json out = Json::Object();
+  out.Set("cost", spec.cost);
+  out.Set("unit", spec.unit);
+  out.Set("summary", ModelSummary(spec));
+  if (spec.cost == "tokens") return out;
+  if (spec.cost == "quadratic") out.Set("quadratic_coef", spec.quadratic_coef);
+  const flopspack_transformer_config& c = spec.config;
+  out.Set("preset", spec.preset.empty() ? Json() : Json(spec.preset));
+  Json shape = Json::Object();
+  shape.Set("layers", c.num_layers);
+  shape.Set("hidden", c.hidden_size);
+  shape.Set("heads", c.num_attention_heads);
+  shape.Set("kv_heads", c.num_key_value_heads);
+  shape.Set("head_dim", c.head_dim > 0 ? c.head_dim : c.hidden_size / c.num_attention_heads);
+  shape.Set("ffn", c.intermediate_size);
+  shape.Set("vocab", c.vocab_size);
+  shape.Set("gated", c.gated_mlp != 0);
+  shape.Set("causal", c.causal != 0);
+  shape.Set("recompute", c.recompute != 0);
+  shape.Set("attention",
+            c.attention_span == FLOPSPACK_ATTENTION_SEQUENCE ? "sequence" : "document");
+  out.Set("shape", std::move(shape));
+  return out;
+}
+
+std::string ModelSummary(const ModelSpec& spec) {
+  if (spec.cost == "tokens") return "tokens (cost = length)";
+  const std::string shape =
+      spec.preset.empty()
+          ? absl::StrFormat("L=%d d=%d H=%d", spec.config.num_layers, spec.config.hidden_size,
+                            spec.config.num_attention_heads)
+          : spec.preset;
+  const std::string flags = absl::StrCat(
+      spec.config.causal ? "causal" : "full", ", ",
+      spec.config.attention_span == FLOPSPACK_ATTENTION_SEQUENCE ? "sequence" : "document",
+      " attention", spec.config.recompute ? ", recompute" : "");
+  if (spec.cost == "quadratic") {
+    return absl::StrFormat("quadratic l + %.4g*l^2 from %s (%s)", spec.quadratic_coef, shape,
+                           flags);
+  }
+  return absl::StrFormat("transformer training FLOPs, %s (%s)", shape, flags);
+}
+
+}  // namespace flopspack::cli

@@ -1,0 +1,63 @@
+// The cost model a subcommand uses, from --cost, --model (a preset) and the
+// shape flags (--layers --hidden --heads --kv-heads --head-dim --ffn --vocab
+// --gated --causal --recompute --attention --quadratic-coef).
+//
+// Rules (docs/cli.md, "Cost models"): a preset fills the whole shape and any
+// shape flag given overrides one field of it; without a preset, shape flags
+// must give at least --layers --hidden --heads --ffn; with neither, the shape
+// is llama3-8b. --cost tokens ignores the shape; --cost quadratic uses
+// l + c*l^2 with c the shape's attention/dense FLOPs ratio unless
+// --quadratic-coef gives c.
+#ifndef FLOPSPACK_CLI_MODEL_H_
+#define FLOPSPACK_CLI_MODEL_H_
+
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "flopspack/flopspack.h"
+#include "handles.h"
+#include "json.h"
+
+namespace flopspack::cli {
+
+// A published model shape (dense decoder, as in its config.json or paper).
+struct Preset {
+  const char* name;
+  const char* reference;
+  int64_t layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+  bool gated;
+};
+
+const std::vector<Preset>& Presets();
+const Preset* FindPreset(const std::string& name);
+
+// Attention FLOPs per l^2 over dense FLOPs per token of a shape: the c with
+// which l + c*l^2 is proportional to the transformer's training FLOPs for
+// large l (causal halves it). Exposed for the tests.
+double QuadraticCoefficient(const flopspack_transformer_config& config);
+
+struct ModelSpec {
+  std::string cost;    // "tokens", "quadratic" or "transformer"
+  std::string preset;  // the preset the shape came from, "" if all by flags
+  flopspack_transformer_config config;
+  double quadratic_coef = 0;  // for "quadratic"
+  std::string unit;           // "tokens", "token-equivalents" or "FLOPs"
+};
+
+// Resolves the flags; throws a usage CliError for an unknown --cost or
+// preset, or an incomplete shape.
+ModelSpec ResolveModel(const Invocation& invocation);
+
+// Builds the cost model through the C API; throws if the library rejects it.
+CostModelPtr MakeCostModel(const ModelSpec& spec);
+CostModelPtr MakeTransformer(const flopspack_transformer_config& config);
+
+// {"cost": ..., "unit": ..., "preset": ..., "shape": {...}} for --json.
+Json ModelJson(const ModelSpec& spec);
+// One line for tables: "transformer FLOPs, llama3-8b (causal, document attention)".
+std::string ModelSummary(const ModelSpec& spec);
+
+}  // namespace flopspack::cli
+
+#endif  // FLOPSPACK_CLI_MODEL_H_

@@ -1,0 +1,43 @@
+// The CLI's error type and exit codes (docs/cli.md, "Exit codes").
+//
+// Every failure inside a subcommand is a CliError carrying the exit code it
+// maps to and a one-line message; main() prints "flopspack <command>: <message>"
+// on stderr and exits with the code. Nothing prints and exits from deep inside.
+#ifndef FLOPSPACK_CLI_STATUS_H_
+#define FLOPSPACK_CLI_STATUS_H_
+
+#include <stdexcept>
+#include <string>
+
+#include "flopspack/flopspack.h"
+
+namespace flopspack::cli {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitBadInput = 1,  // unreadable file, bad value in it, input the library rejects
+  kExitUsage = 2,     // unknown subcommand or flag, bad flag value, missing argument
+  kExitInternal = 3,  // cannot write output, report renderer failed, library bug
+};
+
+class CliError : public std::runtime_error {
+ public:
+  CliError(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+ private:
+  ExitCode code_;
+};
+
+inline CliError UsageError(const std::string& message) { return CliError(kExitUsage, message); }
+inline CliError InputError(const std::string& message) { return CliError(kExitBadInput, message); }
+
+// Throws unless status is FLOPSPACK_OK: the library's detail message, prefixed
+// with what the CLI was doing. Library bugs and allocation failures map to
+// kExitInternal, everything else (the library rejected the input or the
+// options) to kExitBadInput.
+void Check(flopspack_status status, const std::string& doing);
+
+}  // namespace flopspack::cli
+
+#endif  // FLOPSPACK_CLI_STATUS_H_

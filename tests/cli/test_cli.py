@@ -1,0 +1,456 @@
+"""End-to-end tests of the flopspack binary: JSON against the library's own
+results (through ctypes), exit codes and messages for bad input and usage.
+
+Run by ctest with FLOPSPACK_CLI (the binary), FLOPSPACK_LIBRARY (the shared
+library) and FLOPSPACK_SOURCE_DIR set.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from flopspack_ctypes import Library  # noqa: E402
+
+CLI = os.environ["FLOPSPACK_CLI"]
+
+
+def child_env():
+    """The environment for processes the tests start: without the sanitizer
+    runtimes preloaded into this Python (see CMakeLists.txt)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
+    if "FLOPSPACK_CHILD_ASAN_OPTIONS" in os.environ:
+        env["ASAN_OPTIONS"] = os.environ["FLOPSPACK_CHILD_ASAN_OPTIONS"]
+    return env
+
+
+def run(*args, stdin=None, check=None):
+    result = subprocess.run([CLI, *map(str, args)], input=stdin, capture_output=True, text=True,
+                            timeout=120, env=child_env())
+    if check is not None:
+        assert result.returncode == check, (args, result.returncode, result.stderr)
+    return result
+
+
+def run_json(*args, stdin=None):
+    result = run(*args, "--json", stdin=stdin, check=0)
+    doc = json.loads(result.stdout)
+    assert doc["schema"] == "flopspack-cli/1"
+    return doc
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return Library()
+
+
+def test_version(lib):
+    result = run("--version", check=0)
+    assert result.stdout.startswith("flopspack " + lib.version() + " ")
+
+
+def test_help_lists_commands_and_each_has_help():
+    result = run("--help", check=0)
+    commands = [line.split()[0] for line in
+                result.stdout.split("commands:\n")[1].split("\n\n")[0].splitlines()]
+    assert "models" in commands
+    for command in commands:
+        text = run(command, "--help", check=0).stdout
+        assert text.startswith("usage: flopspack " + command)
+        assert run("help", command, check=0).stdout == text
+
+
+def test_global_usage_errors_exit_2():
+    assert run(check=2).stderr.startswith("usage: flopspack")
+    assert "unknown command 'frobnicate'" in run("frobnicate", check=2).stderr
+    assert "unknown flag '--frobnicate'" in run("models", "--frobnicate", check=2).stderr
+    assert "exclusive" in run("models", "--json", "--csv", check=2).stderr
+    assert "expected 0 arguments, got 1" in run("models", "extra", check=2).stderr
+
+
+def test_models_json_matches_library(lib):
+    doc = run_json("models")
+    assert doc["command"] == "models" and doc["flopspack_version"] == lib.version()
+    names = [p["name"] for p in doc["presets"]]
+    assert {"llama3-8b", "llama3-70b", "mistral-7b", "gpt3-175b", "qwen2.5-7b"} <= set(names)
+    for p in doc["presets"]:
+        model = lib.transformer(p["layers"], p["hidden"], p["heads"], p["kv_heads"], p["ffn"],
+                                p["vocab"], p["gated"], head_dim=p["head_dim"])
+        assert p["training_flops_per_token_at_4096"] == model.sequence_cost([4096]) / 4096
+    llama = doc["presets"][names.index("llama3-8b")]
+    assert (llama["layers"], llama["hidden"], llama["kv_heads"], llama["ffn"],
+            llama["vocab"]) == (32, 4096, 8, 14336, 128256)
+
+
+def test_models_csv_and_output_file(tmp_path):
+    out = tmp_path / "models.csv"
+    result = run("models", "--csv", "--output", out, check=0)
+    assert result.stdout == ""
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("preset,layers,hidden")
+    assert len(lines) == 1 + len(run_json("models")["presets"])
+    bad = run("models", "--output", tmp_path / "no" / "such" / "dir.csv", check=1)
+    assert "cannot open for writing" in bad.stderr
+
+
+# ---- reading LENGTHS: formats and bad input --------------------------------
+
+SMALL = [5, 300, 70, 1200, 64, 999, 17, 4096, 130, 2, 611, 45]
+
+
+@pytest.fixture()
+def small_txt(tmp_path):
+    path = tmp_path / "small.txt"
+    path.write_text("# a comment\n" + "\n".join(map(str, SMALL)) + "\n")
+    return path
+
+
+def pack_json(*args, stdin=None):
+    return run_json("pack", "--cost=tokens", "--capacity=1024", *args, stdin=stdin)
+
+
+def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
+    import numpy
+    expected = pack_json(small_txt)["metrics"]
+    csv = tmp_path / "small.csv"
+    csv.write_text("id,num_tokens\n" + "".join(f"{i},{n}\n" for i, n in enumerate(SMALL)))
+    npy = tmp_path / "small.npy"
+    numpy.save(npy, numpy.array(SMALL, dtype=numpy.int32))
+    assert pack_json(csv)["metrics"] == expected
+    assert pack_json(csv, "--column=2")["metrics"] == expected
+    assert pack_json(npy)["metrics"] == expected
+    assert pack_json("-", stdin=small_txt.read_text())["metrics"] == expected
+    doc = pack_json(csv)
+    assert doc["input"] == {"source": str(csv), "format": "csv", "column": "num_tokens",
+                            "count": len(SMALL), "tokens": sum(SMALL)}
+
+
+LENGTHS_COMMANDS = ["stats", "pack", "balance", "plan", "buckets", "simulate", "report"]
+
+
+@pytest.mark.parametrize("command", LENGTHS_COMMANDS)
+def test_bad_input_exit_1_names_file_line_value(tmp_path, command):
+    extra = ["--out", str(tmp_path / "r")] if command == "report" else []
+    missing = tmp_path / "missing.txt"
+    result = run(command, missing, *extra, check=1)
+    assert f"flopspack {command}: {missing}: cannot open: No such file or directory" in result.stderr
+    bad = tmp_path / "bad.txt"
+    bad.write_text("12\n40\nforty\n7\n")
+    result = run(command, bad, *extra, check=1)
+    assert f"{bad}:3: 'forty' is not a length: expected a positive integer" in result.stderr
+    zero = tmp_path / "zero.txt"
+    zero.write_text("12\n0\n")
+    assert f"{zero}:2: '0' is not a length" in run(command, zero, *extra, check=1).stderr
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert f"{empty}: no lengths found (empty input)" in \
+        run(command, empty, *extra, check=1).stderr
+    assert "<stdin>: no lengths found" in run(command, "-", *extra, stdin="", check=1).stderr
+    assert run(command, bad, *extra, check=1).stdout == ""
+
+
+@pytest.mark.parametrize("command", LENGTHS_COMMANDS)
+def test_command_usage_errors_exit_2(tmp_path, small_txt, command):
+    if command == "report":
+        assert "--out=DIR is required" in run(command, small_txt, check=2).stderr
+        small_txt = [small_txt, "--out", tmp_path / "r"]
+    else:
+        small_txt = [small_txt]
+    result = run(command, *small_txt, "--no-such-flag", check=2)
+    assert f"unknown flag '--no-such-flag' for 'flopspack {command}'" in result.stderr
+    assert "expected 1 argument, got 0" in run(command, check=2).stderr
+    assert "unknown preset" in run(command, *small_txt, "--model=gpt-17", check=2).stderr
+    assert "expected 1 argument, got 2" in \
+        run(command, *small_txt, small_txt[0], check=2).stderr
+    assert "--cost=cubic" in run(command, *small_txt, "--cost=cubic", check=2).stderr
+
+
+# ---- pack -------------------------------------------------------------------
+
+def test_pack_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import stream_pack
+    doc = run_json("pack", small_txt, "--model=mistral-7b", "--capacity=1024", "--window=5",
+                   "--seed=3", "--plan", "--algorithm=stream")
+    model = lib.transformer(32, 4096, 32, 8, 14336, 32000, True)
+    plan = stream_pack(lib, SMALL, model, capacity=1024, window=5, overflow=2, seed=3)
+    assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
+                              if k not in PlanKeysOfSteps}
+    groups = plan.groups()
+    assert len(doc["groups"]) == len(groups)
+    for got, (items, tokens, real, computed, cost) in zip(doc["groups"], groups):
+        assert (got["items"], got["tokens"], got["real_tokens"], got["computed_tokens"],
+                got["cost"]) == (items, tokens, real, computed, cost)
+    # Invariants: every token placed once, no sequence over the capacity.
+    placed = [0] * len(SMALL)
+    for g in doc["groups"]:
+        assert sum(g["tokens"]) <= 1024
+        for item, tokens in zip(g["items"], g["tokens"]):
+            placed[item] += tokens
+    assert placed == SMALL
+    assert doc["stream"]["split_documents"] == sum(1 for n in SMALL if n > 1024)
+
+
+PlanKeysOfSteps = {"num_ranks", "microbatches_per_rank", "max_rank_cost", "mean_rank_cost",
+                   "rank_balance_efficiency", "rank_lower_bound", "rank_gap_to_lower_bound",
+                   "worst_slot_balance"}
+
+
+def test_pack_csv_plan_rows_and_overflow_error(small_txt):
+    rows = run("pack", small_txt, "--capacity=1024", "--plan", "--csv", check=0).stdout.split()
+    assert rows[0] == "group,item,tokens"
+    per_item = {}
+    for row in rows[1:]:
+        _, item, tokens = map(int, row.split(","))
+        per_item[item] = per_item.get(item, 0) + tokens
+    assert [per_item[i] for i in range(len(SMALL))] == SMALL
+    result = run("pack", small_txt, "--capacity=1024", "--overflow=error", check=1)
+    assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
+    assert "must be a positive" in run("pack", small_txt, "--capacity=0", check=2).stderr
+
+
+# ---- buckets ----------------------------------------------------------------
+
+def test_buckets_match_the_library(lib, small_txt):
+    from flopspack_ctypes import bucket_epoch
+    args = ["buckets", small_txt, "--cost=tokens", "--buckets=3", "--max-padded-tokens=8192",
+            "--ranks=2", "--seed=5", "--epoch=1", "--plan"]
+    doc = run_json(*args)
+    plan, bounds = bucket_epoch(lib, SMALL, lib.tokens(), num_buckets=3, max_padded_tokens=8192,
+                                num_ranks=2, accumulation=1, seed=5, epoch=1)
+    assert doc["metrics"] == plan.metrics()
+    assert [b["upper_bound"] for b in doc["buckets"]] == sorted(set(bounds))
+    groups = plan.groups()
+    assert len(doc["groups"]) == len(groups)
+    for got, (items, tokens, real, computed, cost) in zip(doc["groups"], groups):
+        assert (got["items"], got["tokens"], got["real_tokens"], got["computed_tokens"],
+                got["cost"]) == (items, tokens, real, computed, cost)
+    # Every document exactly once per epoch (pad last), in the bucket of the
+    # first bound >= its length.
+    assert sorted(i for g in doc["groups"] for i in g["items"]) == list(range(len(SMALL)))
+    assert sum(b["documents"] for b in doc["buckets"]) == len(SMALL)
+    assert sum(b["tokens"] for b in doc["buckets"]) == sum(SMALL)
+    for b in doc["buckets"]:
+        below = [n for n in SMALL if n <= b["upper_bound"]]
+        lower = [c["upper_bound"] for c in doc["buckets"] if c["upper_bound"] < b["upper_bound"]]
+        mine = [n for n in below if not lower or n > max(lower)]
+        assert (b["documents"], b["padding"]) == (len(mine),
+                                                  sum(b["upper_bound"] - n for n in mine))
+    # The same seed gives the same plan; the trade-off's point at 3 buckets is this epoch.
+    assert run_json(*args) == doc
+    trade = run_json(*args, "--tradeoff=1,3")["tradeoff"]
+    assert [t["num_buckets"] for t in trade] == [1, 3]
+    assert trade[1]["padding_efficiency"] == doc["metrics"]["padding_efficiency"]
+    assert trade[1]["diversity_distance"] == doc["metrics"]["diversity_distance"]
+
+
+def test_buckets_csv_and_errors(small_txt):
+    rows = run("buckets", small_txt, "--ranks=2", "--max-padded-tokens=8192", "--csv",
+               check=0).stdout.splitlines()
+    assert rows[0] == "bucket,upper bound,documents,tokens,padding to bound,efficiency at bound"
+    plan_rows = run("buckets", small_txt, "--ranks=2", "--max-padded-tokens=8192", "--csv",
+                    "--plan", check=0).stdout.splitlines()
+    assert plan_rows[0] == "group,rank,slot,item,tokens"
+    assert len(plan_rows) == 1 + len(SMALL)
+    # A document alone over the budget: the library's INFEASIBLE, exit 1.
+    result = run("buckets", small_txt, "--max-padded-tokens=1000", check=1)
+    assert "FLOPSPACK_INFEASIBLE" in result.stderr
+    assert "one rank count" in run("buckets", small_txt, "--ranks=2,4", check=2).stderr
+    assert "--tradeoff" in run("buckets", small_txt, "--tradeoff=0", check=2).stderr
+
+
+# ---- plan -------------------------------------------------------------------
+
+def test_plan_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import plan_step
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    for algorithm in ("documents", "random", "tokens", "sequences"):
+        doc = run_json("plan", small_txt, "--ranks=3", "--capacity=2048", "--seed=9",
+                       f"--algorithm={algorithm}", "--plan")
+        plan = plan_step(lib, SMALL, model, num_ranks=3, capacity=2048, algorithm=algorithm,
+                         seed=9)
+        assert doc["metrics"] == plan.metrics(), algorithm
+        groups = plan.groups()
+        assert [(g["items"], g["tokens"], g["cost"]) for g in doc["groups"]] == \
+            [(items, tokens, cost) for items, tokens, _, _, cost in groups]
+        # Every token of every document placed once, microbatches within the cap.
+        placed = [0] * len(SMALL)
+        for g in doc["groups"]:
+            assert sum(g["tokens"]) <= 2048
+            for item, tokens in zip(g["items"], g["tokens"]):
+                placed[item] += tokens
+        assert placed == SMALL
+        # Rank loads add up their microbatches; the largest is the plan's max.
+        assert len(doc["ranks"]) == 3
+        assert sum(r["tokens"] for r in doc["ranks"]) == sum(SMALL)
+        assert max(r["cost"] for r in doc["ranks"]) == \
+            pytest.approx(doc["metrics"]["max_rank_cost"], rel=1e-12)
+
+
+def test_plan_compare_and_errors(small_txt):
+    doc = run_json("plan", small_txt, "--ranks=2", "--compare")
+    assert [c["algorithm"] for c in doc["comparison"]] == ["documents", "random", "tokens",
+                                                           "sequences"]
+    assert doc["comparison"][0]["metrics"] == doc["metrics"]
+    # The cost-balanced planner is never worse than random dealing on its own objective.
+    assert doc["comparison"][0]["metrics"]["max_rank_cost"] <= \
+        doc["comparison"][1]["metrics"]["max_rank_cost"]
+    rows = run("plan", small_txt, "--ranks=2", "--csv", check=0).stdout.splitlines()
+    assert rows[0] == "rank,tokens,cost,cost / mean" and len(rows) == 3
+    assert "--algorithm=magic" in run("plan", small_txt, "--algorithm=magic", check=2).stderr
+    assert "--order=up" in run("plan", small_txt, "--order=up", check=2).stderr
+    assert "--overflow=truncate" in run("plan", small_txt, "--overflow=truncate", check=2).stderr
+    result = run("plan", small_txt, "--capacity=1024", "--overflow=error", check=1)
+    assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
+
+
+def test_pack_offline_algorithms_match_the_library(lib, small_txt):
+    from flopspack_ctypes import pack
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    for algorithm in ("bfd", "ffd", "next-fit", "shuffled"):
+        args = ["pack", small_txt, "--capacity=1024", "--seed=4", "--plan"]
+        if algorithm != "bfd":  # bfd is the default
+            args.append(f"--algorithm={algorithm}")
+        doc = run_json(*args)
+        assert doc["options"]["algorithm"] == algorithm and "stream" not in doc
+        plan = pack(lib, SMALL, model, capacity=1024, algorithm=algorithm, seed=4)
+        assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
+                                  if k not in PlanKeysOfSteps}
+        assert [(g["items"], g["tokens"], g["cost"]) for g in doc["groups"]] == \
+            [(items, tokens, cost) for items, tokens, _, _, cost in plan.groups()]
+    truncated = run_json("pack", small_txt, "--capacity=1024", "--overflow=truncate")
+    assert truncated["metrics"]["truncated_tokens"] == sum(n - 1024 for n in SMALL if n > 1024)
+
+
+# ---- balance ----------------------------------------------------------------
+
+def test_balance_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import balance
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    costs = model.document_costs(SMALL)
+    for algorithm in ("auto", "greedy", "lpt", "kk"):
+        doc = run_json("balance", small_txt, "--groups=3", f"--algorithm={algorithm}", "--plan")
+        plan = balance(lib, costs, SMALL, 3, algorithm=algorithm)
+        assert doc["metrics"] == {k: v for k, v in plan.metrics().items()
+                                  if k not in PlanKeysOfSteps}
+        assert [g["items"] for g in doc["groups"]] == [items for items, *_ in plan.groups()]
+        assert sorted(i for g in doc["groups"] for i in g["items"]) == list(range(len(SMALL)))
+    capped = run_json("balance", small_txt, "--groups=4", "--max-tokens=5000", "--equal-count",
+                      "--norefine", "--plan")
+    plan = balance(lib, costs, SMALL, 4, equal_count=True, refine=False, max_tokens=5000)
+    assert capped["metrics"] == {k: v for k, v in plan.metrics().items()
+                                 if k not in PlanKeysOfSteps}
+    assert all(g["real_tokens"] <= 5000 for g in capped["groups"])
+    sizes = [len(g["items"]) for g in capped["groups"]]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_balance_compare_and_errors(small_txt):
+    doc = run_json("balance", small_txt, "--groups=2", "--compare")
+    assert [c["algorithm"] for c in doc["comparison"]] == ["auto", "greedy", "lpt", "kk"]
+    assert "--groups=0" in run("balance", small_txt, "--groups=0", check=2).stderr
+    result = run("balance", small_txt, "--groups=2", "--max-tokens=1000", check=1)
+    assert f"{small_txt}:5: length 1200 exceeds --max-tokens=1000" in result.stderr
+    # Every document fits, the groups cannot hold them all: the library's INFEASIBLE, exit 1.
+    result = run("balance", small_txt, "--groups=1", "--max-tokens=4096", check=1)
+    assert "FLOPSPACK_INFEASIBLE" in result.stderr
+
+
+# ---- stats ------------------------------------------------------------------
+
+def test_stats_match_the_library(lib, small_txt):
+    from flopspack_ctypes import Stats
+    doc = run_json("stats", small_txt, "--cost=tokens")
+    stats = Stats(lib, SMALL, lib.tokens())
+    assert doc["summary"] == stats.summary()
+    hist = doc["histogram"]
+    assert hist["binning"] == "log2" and sum(hist["counts"]) == len(SMALL)
+    # log2 bins: bin k holds (2^(k-1), 2^k]; check every count by hand.
+    for k, upper in enumerate(hist["upper_edges"]):
+        lower = upper // 2
+        assert hist["counts"][k] == sum(1 for n in SMALL if lower < n <= upper)
+    assert sum(hist["token_share"]) == pytest.approx(1)
+    tail = {t["threshold"]: t for t in doc["tail"]}
+    assert tail[4096]["documents"] == 0 and tail[4096]["token_share"] == 0
+    custom = run_json("stats", small_txt, "--thresholds=100,1000", "--bins=linear",
+                      "--bin-width=1024", "--cost=tokens")
+    t100, t1000 = custom["tail"]
+    assert (t100["documents"], t100["tokens"]) == (sum(1 for n in SMALL if n > 100),
+                                                   sum(n for n in SMALL if n > 100))
+    assert t1000["token_share"] == pytest.approx(sum(n for n in SMALL if n > 1000) / sum(SMALL))
+    assert custom["histogram"]["upper_edges"][:2] == [1024, 2048]
+    # Expected longest of 1 draw is the mean length.
+    assert custom["expected_max_length"][0] == {"draws": 1,
+                                                "length": pytest.approx(sum(SMALL) / len(SMALL))}
+
+
+def test_stats_csv_is_the_histogram(small_txt):
+    rows = run("stats", small_txt, "--csv", check=0).stdout.splitlines()
+    assert rows[0].startswith("length,documents,%documents,%tokens,%cost")
+    assert "--bins=cubes" in run("stats", small_txt, "--bins=cubes", check=2).stderr
+    assert "--thresholds" in run("stats", small_txt, "--thresholds=1,x", check=2).stderr
+
+
+# ---- compare ----------------------------------------------------------------
+
+def test_compare_two_datasets(lib, tmp_path, small_txt):
+    from flopspack_ctypes import Stats
+    other = [n * 3 for n in SMALL] + [40000]
+    b = tmp_path / "b.txt"
+    b.write_text("\n".join(map(str, other)) + "\n")
+    doc = run_json("compare", small_txt, b, "--cost=tokens")
+    assert [i["count"] for i in doc["inputs"]] == [len(SMALL), len(other)]
+    a_stats, b_stats = Stats(lib, SMALL, lib.tokens()), Stats(lib, other, lib.tokens())
+    assert doc["datasets"][0]["summary"] == a_stats.summary()
+    assert doc["datasets"][1]["summary"] == b_stats.summary()
+    assert doc["comparison"]["ks_distance"] == a_stats.ks_distance(b_stats)
+    assert doc["datasets"][0]["summary"] == run_json("stats", small_txt, "--cost=tokens")["summary"]
+    text = run("compare", small_txt, b, check=0).stdout
+    assert "Kolmogorov-Smirnov distance" in text
+    assert "expected 2 arguments, got 1" in run("compare", small_txt, check=2).stderr
+    assert "cannot open" in run("compare", small_txt, tmp_path / "nope.txt", check=1).stderr
+
+
+# ---- simulate ---------------------------------------------------------------
+
+SIM_POLICIES = {"random": 0, "token-balanced": 1, "buckets": 2, "planner": 3,
+                "planner-random": 4, "planner-tokens": 5, "planner-sequences": 6}
+
+
+def test_simulate_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import simulate
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    doc = run_json("simulate", small_txt, "--ranks=2", "--microbatches=2", "--capacity=1024",
+                   "--max-tokens=1280", "--steps=7", "--seed=11")
+    assert [r["policy"] for r in doc["results"]] == list(SIM_POLICIES)
+    for r in doc["results"]:
+        expected = simulate(lib, SMALL, model, policy=SIM_POLICIES[r["policy"]], num_ranks=2,
+                            microbatches=2, tokens=1024, max_tokens=1280, steps=7, seed=11)
+        got = r["summary"]
+        for key, value in expected.items():
+            if value != value:  # NaN is written as null
+                assert got[key] is None, key
+            else:
+                assert got[key] == value, (r["policy"], key)
+
+
+def test_simulate_sweep_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import simulate_sweep
+    model = lib.tokens()
+    doc = run_json("simulate", small_txt, "--cost=tokens", "--ranks=1,2,4", "--steps=5",
+                   "--capacity=512", "--policies=random,planner")
+    sweep = doc["sweep"]
+    assert sweep["ranks"] == [1, 2, 4]
+    for p in sweep["policies"]:
+        sampled, predicted, throughput = simulate_sweep(
+            lib, SMALL, model, [1, 2, 4], policy=SIM_POLICIES[p["policy"]], microbatches=1,
+            tokens=512, max_tokens=0, steps=5, seed=0)
+        assert p["sampled_efficiency"] == sampled
+        assert p["relative_throughput"] == throughput
+        assert p["predicted_efficiency"] == [None if v != v else v for v in predicted]
+    rows = run("simulate", small_txt, "--ranks=1,2", "--steps=2", "--csv", check=0).stdout
+    assert rows.splitlines()[0].startswith("ranks,random dealing,")
+    assert "--policies: unknown policy 'fifo'" in \
+        run("simulate", small_txt, "--policies=fifo", check=2).stderr
+    assert "--ranks: '0'" in run("simulate", small_txt, "--ranks=0", check=2).stderr

@@ -1,0 +1,131 @@
+"""`flopspack report` on the bundled example dataset: the page builds, every
+file it references exists, and headless Chromium renders it with its
+figures (a screenshot test).
+
+Needs FLOPSPACK_CLI and FLOPSPACK_SOURCE_DIR; the screenshot needs Debian's
+chromium (FLOPSPACK_CHROMIUM names the binary).
+"""
+import html.parser
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+CLI = os.environ["FLOPSPACK_CLI"]
+SOURCE = os.environ["FLOPSPACK_SOURCE_DIR"]
+DATA = os.path.join(SOURCE, "examples", "data", "example_lengths.txt")
+CHROMIUM = os.environ.get("FLOPSPACK_CHROMIUM") or shutil.which("chromium")
+
+
+class References(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.refs = []
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        for name, value in attrs:
+            if name in ("src", "href") and value:
+                self.refs.append(value)
+
+
+def child_env():
+    """Processes the tests start get no sanitizer preload (CMakeLists.txt)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS")}
+    if "FLOPSPACK_CHILD_ASAN_OPTIONS" in os.environ:
+        env["ASAN_OPTIONS"] = os.environ["FLOPSPACK_CHILD_ASAN_OPTIONS"]
+    return env
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    # A sanitizer build runs the same report with a shorter sweep.
+    quick = ["--report-steps=3", "--ranks=64,512"] if "FLOPSPACK_CHILD_ASAN_OPTIONS" in \
+        os.environ else []
+    result = subprocess.run([CLI, "report", DATA, "--out", str(out), *quick], capture_output=True,
+                            text=True, timeout=900, env=child_env())
+    assert result.returncode == 0, result.stderr
+    return out, result
+
+
+def test_prints_where_the_report_is(report):
+    out, result = report
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "report: " + os.path.join(str(out), "index.html")
+    assert lines[0].startswith("recommendation: use ")
+
+
+def test_html_references_only_existing_files(report):
+    out, _ = report
+    parser = References()
+    with open(out / "index.html", encoding="utf-8") as f:
+        parser.feed(f.read())
+    assert parser.refs, "the page references no files"
+    images = [r for r in parser.refs if r.endswith((".svg", ".png"))]
+    assert len(images) >= 2
+    for ref in parser.refs:
+        assert "://" not in ref and not ref.startswith("/"), f"non-local reference {ref}"
+        path = out / ref
+        assert path.is_file() and path.stat().st_size > 0, f"missing {ref}"
+    for image in images:
+        text = (out / image).read_text(encoding="utf-8")
+        assert text.lstrip().startswith("<?xml") and "<svg" in text
+
+
+def test_json_is_the_report_schema_and_matches_the_input(report):
+    out, _ = report
+    with open(out / "report.json", encoding="utf-8") as f:
+        doc = json.load(f)
+    assert (doc["schema"], doc["command"]) == ("flopspack-cli/1", "report")
+    with open(DATA) as f:
+        lengths = [int(line) for line in f if not line.startswith("#")]
+    assert doc["input"]["count"] == len(lengths)
+    assert doc["input"]["tokens"] == sum(lengths)
+    for section in ("stats", "sweep", "step", "padding", "recommendation"):
+        assert section in doc, section
+    hist = doc["stats"]["histogram"]
+    assert sum(hist["document_share"]) == pytest.approx(1.0)
+    assert sum(hist["token_share"]) == pytest.approx(1.0)
+    assert sum(hist["counts"]) == len(lengths)
+
+
+def _pixels(png):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image
+    return matplotlib.image.imread(str(png))
+
+
+def _has_colour(pixels, rgb, tolerance=0.03, minimum=200):
+    import numpy
+    target = numpy.array(rgb, dtype=float) / 255.0
+    close = (abs(pixels[:, :, :3] - target) < tolerance).all(axis=2)
+    return int(close.sum()) >= minimum
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_screenshot_in_headless_chromium(report):
+    out, _ = report
+    shot = out / "screenshot.png"
+    with tempfile.TemporaryDirectory() as profile:
+        result = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={profile}", "--hide-scrollbars",
+             "--window-size=1280,3000", f"--screenshot={shot}",
+             "file://" + str(out / "index.html")],
+            capture_output=True, text=True, timeout=180, env=child_env())
+    assert result.returncode == 0 and shot.is_file(), result.stderr[-2000:]
+    pixels = _pixels(shot)
+    assert pixels.shape[0] == 3000 and pixels.shape[1] == 1280
+    ink = (pixels[:, :, :3] < 0.9).any(axis=2).mean()
+    assert ink > 0.02, f"page looks blank ({ink:.3%} non-white)"
+    # The figures' first two series colours (Okabe-Ito blue and vermilion)
+    # appear only inside the SVG plots: the images loaded and were drawn.
+    assert _has_colour(pixels, (0x00, 0x72, 0xB2)), "no plot colour: figures not rendered?"
+    assert _has_colour(pixels, (0xD5, 0x5E, 0x00)), "no second series colour"
