@@ -67,6 +67,8 @@ static const char* flopspack_swig_error_message(void) {
 FLOPSPACK_WRAP(flopspack_version_number)
 FLOPSPACK_WRAP(flopspack_version_string)
 FLOPSPACK_WRAP(flopspack_status_string)
+/* seeds */
+FLOPSPACK_WRAP(flopspack_derive_seed)
 /* cost models */
 FLOPSPACK_WRAP(flopspack_cost_model_tokens)
 FLOPSPACK_WRAP(flopspack_cost_model_polynomial)

@@ -564,4 +564,16 @@ TEST(GoldenTest, StatsAndSimulate) {
 }
 #undef GOLDEN_CHECK_FIELD
 
+TEST(GoldenTest, Seeds) {
+  const Value file = Load("seeds.json");
+  ASSERT_GE(file["cases"].items.size(), 25u);
+  for (const Value& c : file["cases"].items) {
+    // uint64 values are decimal strings (JSON integers stop at int64).
+    const uint64_t seed = std::stoull(c["seed"].text);
+    const uint64_t stream = std::stoull(c["stream"].text);
+    EXPECT_EQ(flopspack_derive_seed(seed, stream), std::stoull(c["derived"].text))
+        << seed << " " << stream;
+  }
+}
+
 }  // namespace

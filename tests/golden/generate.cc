@@ -769,6 +769,22 @@ void WriteSimulateCase(Writer& w, const std::string& name, const std::string& mo
 }
 #undef GOLDEN_STRUCT_FIELD
 
+std::string Seeds() {
+  Writer w;
+  const std::vector<uint64_t> seeds = {0, 1, 42, 0xFFFFFFFFFFFFFFFFULL, 0x123456789ABCDEF0ULL};
+  const std::vector<uint64_t> streams = {0, 1, 2, 1000, 0xFFFFFFFFFFFFFFFEULL};
+  bool first = true;
+  for (uint64_t seed : seeds) {
+    for (uint64_t stream : streams) {
+      w.Raw(first ? "    {" : ",\n    {");
+      first = false;
+      w.Raw("\"seed\": \"" + std::to_string(seed) + "\", \"stream\": \"" + std::to_string(stream) +
+            "\", \"derived\": \"" + std::to_string(flopspack_derive_seed(seed, stream)) + "\"}");
+    }
+  }
+  return w.out;
+}
+
 std::string StatsAndSimulate() {
   Writer w;
   const std::string quadratic = Polynomial(0, 0, 1, 1.0 / 8192);
@@ -1012,6 +1028,7 @@ int main(int argc, char** argv) {
     Save(argv[1], "step_planner.json", "step", StepPlanner());
     Save(argv[1], "pack_balance.json", "pack", PackBalance());
     Save(argv[1], "stats_simulate.json", "stats", StatsAndSimulate());
+    Save(argv[1], "seeds.json", "seeds", Seeds());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

@@ -758,3 +758,23 @@ func TestGoldenStatsAndSimulate(t *testing.T) {
 		model.Close()
 	}
 }
+
+func TestGoldenSeeds(t *testing.T) {
+	cases := loadGolden(t, "seeds.json")
+	if len(cases) < 25 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Seed    uint64 `json:"seed,string"`
+			Stream  uint64 `json:"stream,string"`
+			Derived uint64 `json:"derived,string"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		if got := DeriveSeed(c.Seed, c.Stream); got != c.Derived {
+			t.Errorf("DeriveSeed(%d, %d) = %d, want %d", c.Seed, c.Stream, got, c.Derived)
+		}
+	}
+}

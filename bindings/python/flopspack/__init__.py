@@ -47,6 +47,12 @@ def version_number() -> int:
     return _capi.flopspack_version_number()
 
 
+def derive_seed(seed: int, stream: int) -> int:
+    """The library's seed for stream `stream` (a shard, step, epoch...) of a
+    parent seed: the same value in every language (flopspack_derive_seed)."""
+    return _capi.flopspack_derive_seed(int(seed), int(stream))
+
+
 def status_string(status: int) -> str:
     """The C name of a flopspack_status value."""
     return _capi.flopspack_status_string(int(status))
@@ -103,6 +109,7 @@ __all__ = [
     "Weighting",
     "balance",
     "bucket_padding",
+    "derive_seed",
     "optimize_buckets",
     "pack",
     "plan_step",

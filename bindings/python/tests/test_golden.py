@@ -271,3 +271,10 @@ def test_stats_and_simulate(golden_dir):
         for key in ("sampled_efficiency", "predicted_efficiency", "relative_throughput"):
             for got, want in zip(getattr(sweep, key), case["sweep"][key]):
                 same(got, want, f"{name} sweep {key}")
+
+
+def test_seeds(golden_dir):
+    cases = load(golden_dir, "seeds.json")
+    assert len(cases) >= 25
+    for c in cases:
+        assert flopspack.derive_seed(int(c["seed"]), int(c["stream"])) == int(c["derived"])

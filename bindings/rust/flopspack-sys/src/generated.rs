@@ -38,6 +38,9 @@ extern "C" {
 extern "C" {
     pub fn flopspack_last_error_message() -> *const ::std::os::raw::c_char;
 }
+extern "C" {
+    pub fn flopspack_derive_seed(seed: u64, stream: u64) -> u64;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_cost_model {

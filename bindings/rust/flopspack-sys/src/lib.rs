@@ -428,6 +428,9 @@ extern "C" {
     pub fn flopspack_status_string(status: flopspack_status) -> *const c_char;
     pub fn flopspack_last_error_message() -> *const c_char;
 
+    // Seeds.
+    pub fn flopspack_derive_seed(seed: u64, stream: u64) -> u64;
+
     // Cost models.
     pub fn flopspack_cost_model_tokens(out: *mut *mut flopspack_cost_model) -> flopspack_status;
     pub fn flopspack_cost_model_polynomial(

@@ -73,3 +73,14 @@ pub fn version_number() -> u32 {
 
 /// Version of the header these bindings were written against.
 pub const HEADER_VERSION_NUMBER: u32 = sys::FLOPSPACK_VERSION_NUMBER;
+
+/// The library's seed for `stream` (a shard, step, epoch...) of a parent
+/// seed: the same value in every language (`flopspack_derive_seed`).
+///
+/// ```
+/// assert_ne!(flopspack::derive_seed(7, 0), flopspack::derive_seed(7, 1));
+/// ```
+pub fn derive_seed(seed: u64, stream: u64) -> u64 {
+    // SAFETY: plain values; never fails.
+    unsafe { sys::flopspack_derive_seed(seed, stream) }
+}

@@ -725,3 +725,16 @@ fn golden_stats_and_simulate() {
         }
     }
 }
+
+#[test]
+fn golden_seeds() {
+    let cases = load("seeds.json");
+    assert!(cases.len() >= 25);
+    for c in &cases {
+        let num = |k: &str| c.get(k).str().parse::<u64>().unwrap();
+        assert_eq!(
+            flopspack::derive_seed(num("seed"), num("stream")),
+            num("derived")
+        );
+    }
+}
