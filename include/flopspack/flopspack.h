@@ -637,9 +637,323 @@ FLOPSPACK_API flopspack_status flopspack_bucket_sampler_step_diversity(
 
 FLOPSPACK_API void flopspack_bucket_sampler_destroy(flopspack_bucket_sampler* sampler);
 
-/* @@SECTION stats@@ */
+/* ------------------------------------------------------------------------
+ * Statistics of a dataset's document lengths (docs/statistics.md).
+ *
+ * A flopspack_stats holds the dataset as its exact length histogram (each
+ * distinct length and its count) plus, when built with a cost model, the
+ * cost of one document of each length (the model's document cost, without
+ * the per-sequence overhead). It is immutable and may be read from several
+ * threads at once. Statistics of shards merge into exactly the statistics
+ * of the whole (flopspack_stats_merge).
+ * ---------------------------------------------------------------------- */
+typedef struct flopspack_stats flopspack_stats;
 
-/* @@SECTION simulate@@ */
+/* What each document weighs in a CDF, quantile, histogram or KS distance.
+ * Functions take it as int (a C caller may pass any value; unknown ones are
+ * rejected with FLOPSPACK_INVALID_ARGUMENT). */
+typedef enum flopspack_stats_weighting {
+  FLOPSPACK_STATS_WEIGHT_COUNT = 0,  /* every document 1 */
+  FLOPSPACK_STATS_WEIGHT_TOKENS = 1, /* its length */
+  FLOPSPACK_STATS_WEIGHT_COST = 2    /* its cost (needs a model) */
+} flopspack_stats_weighting;
+
+/* Statistics of lengths[0..n). Every length must be positive; n = 0 gives
+ * an empty dataset. model may be NULL (no cost figures); it is evaluated
+ * once per distinct length and not kept. */
+FLOPSPACK_API flopspack_status flopspack_stats_create(const int64_t* lengths, size_t n,
+                                                      const flopspack_cost_model* model,
+                                                      flopspack_stats** out);
+
+/* The same from a histogram: counts[i] documents of length lengths[i].
+ * Lengths need not be sorted or distinct (repeats add up); counts may be 0.
+ * With flopspack_stats_entries this ships statistics between processes. */
+FLOPSPACK_API flopspack_status
+flopspack_stats_create_from_histogram(const int64_t* lengths, const uint64_t* counts, size_t n,
+                                      const flopspack_cost_model* model, flopspack_stats** out);
+
+/* Statistics of the union of a's and b's datasets, exactly (bit-identical
+ * to building them from the concatenated lengths). Both must be built
+ * without a model, or with models that give the same costs (checked on a
+ * fixed set of lengths and on every length both hold):
+ * FLOPSPACK_INVALID_ARGUMENT otherwise. */
+FLOPSPACK_API flopspack_status flopspack_stats_merge(const flopspack_stats* a,
+                                                     const flopspack_stats* b,
+                                                     flopspack_stats** out);
+
+/* The dataset at a glance. Output struct: set struct_size before the call.
+ * Quantiles are lower empirical quantiles of the document count (see
+ * flopspack_stats_quantile); for an empty dataset every field is 0. */
+typedef struct flopspack_stats_summary {
+  uint32_t struct_size;
+  uint64_t count; /* documents */
+  uint64_t distinct_lengths;
+  int64_t tokens;      /* sum of lengths */
+  double mean, stddev; /* of the length; stddev divides by count */
+  int64_t min, max;
+  int64_t p50, p90, p99, p999;
+  int32_t has_cost;                       /* 1 if built with a cost model */
+  double total_cost, mean_cost, max_cost; /* per-document costs; 0 without a model */
+} flopspack_stats_summary;
+
+FLOPSPACK_API flopspack_status flopspack_stats_summarize(const flopspack_stats* stats,
+                                                         flopspack_stats_summary* out);
+
+/* Lower empirical quantile of the length: the smallest length whose CDF
+ * (share of documents of that length or shorter) is >= q, q in [0, 1];
+ * q = 0 gives the minimum. FLOPSPACK_INVALID_ARGUMENT for an empty dataset. */
+FLOPSPACK_API flopspack_status flopspack_stats_quantile(const flopspack_stats* stats, double q,
+                                                        double* out);
+
+/* The same with documents weighted by tokens or cost: the token-weighted
+ * median is the length such that half the tokens are in documents no
+ * longer than it. */
+FLOPSPACK_API flopspack_status flopspack_stats_weighted_quantile(const flopspack_stats* stats,
+                                                                 int weighting, double q,
+                                                                 double* out);
+
+/* Share of documents (tokens, cost) in documents of length <= length. */
+FLOPSPACK_API flopspack_status flopspack_stats_cdf(const flopspack_stats* stats, int weighting,
+                                                   int64_t length, double* out);
+
+/* Histogram bins. LINEAR: bin k holds lengths (k*width, (k+1)*width];
+ * LOG2: bin 0 holds {1}, bin k >= 1 holds (2^(k-1), 2^k]. Bins run from the
+ * one holding length 1 to the one holding the longest document. */
+typedef enum flopspack_stats_binning {
+  FLOPSPACK_STATS_BINS_LINEAR = 0,
+  FLOPSPACK_STATS_BINS_LOG2 = 1
+} flopspack_stats_binning;
+
+typedef struct flopspack_histogram_options {
+  uint32_t struct_size;
+  int32_t binning;    /* flopspack_stats_binning, default LOG2 */
+  int32_t weighting;  /* flopspack_stats_weighting, default COUNT */
+  int32_t normalized; /* 1 = shares of the total weight, default 0 = raw sums */
+  int64_t width;      /* LINEAR only: tokens per bin; 0 (default) = the smallest
+                         power of two giving at most 64 bins */
+} flopspack_histogram_options;
+
+FLOPSPACK_API void flopspack_histogram_options_init(flopspack_histogram_options* options);
+
+/* The histogram into caller buffers: upper_edges[k] is the longest length
+ * bin k holds, weights[k] its weight. With both buffers NULL, only
+ * *num_bins is written (the size query); otherwise capacity must be
+ * >= the number of bins (FLOPSPACK_BUFFER_TOO_SMALL, nothing written) and
+ * either buffer may be NULL if not wanted. options may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_stats_histogram(const flopspack_stats* stats,
+                                                         const flopspack_histogram_options* options,
+                                                         int64_t* upper_edges, double* weights,
+                                                         size_t capacity, size_t* num_bins);
+
+/* Documents strictly longer than a threshold: "1% of the documents carry 9%
+ * of the FLOPs". Output struct: set struct_size before the call. */
+typedef struct flopspack_stats_tail {
+  uint32_t struct_size;
+  uint64_t documents;
+  int64_t tokens;
+  double cost;                                    /* 0 without a model */
+  double document_share, token_share, cost_share; /* of the whole; 0 if empty */
+} flopspack_stats_tail;
+
+FLOPSPACK_API flopspack_status flopspack_stats_tail_share(const flopspack_stats* stats,
+                                                          int64_t threshold,
+                                                          flopspack_stats_tail* out);
+
+/* The exact expected maximum of `draws` independent draws of a document's
+ * cost (its length, without a model) from the dataset's empirical
+ * distribution, by order statistics, not by sampling: exact for any draws
+ * >= 1 (10^6 and beyond). FLOPSPACK_INVALID_ARGUMENT for draws = 0 or an
+ * empty dataset. */
+FLOPSPACK_API flopspack_status flopspack_stats_expected_max(const flopspack_stats* stats,
+                                                            uint64_t draws, double* out);
+
+/* Kolmogorov–Smirnov distance between the two datasets' length
+ * distributions: the largest gap between their CDFs, over all lengths. */
+FLOPSPACK_API flopspack_status flopspack_stats_ks_distance(const flopspack_stats* a,
+                                                           const flopspack_stats* b, double* out);
+
+/* The same with documents weighted by count, tokens or cost (both need a
+ * model); *length (may be NULL) receives the smallest length where the gap
+ * is largest. */
+FLOPSPACK_API flopspack_status flopspack_stats_ks_distance_weighted(const flopspack_stats* a,
+                                                                    const flopspack_stats* b,
+                                                                    int weighting, double* distance,
+                                                                    int64_t* length);
+
+#define FLOPSPACK_STATS_COMPARE_LEVELS 6
+
+/* Where two datasets differ. Output struct: set struct_size before the call. */
+typedef struct flopspack_stats_comparison {
+  uint32_t struct_size;
+  double ks_distance;        /* count-weighted */
+  int64_t ks_length;         /* where the CDFs differ most */
+  double ks_distance_tokens; /* token-weighted */
+  int64_t ks_length_tokens;
+  /* Lower quantiles of both at levels 0.5, 0.9, 0.95, 0.99, 0.999, 0.9999. */
+  double levels[FLOPSPACK_STATS_COMPARE_LEVELS];
+  int64_t quantiles_a[FLOPSPACK_STATS_COMPARE_LEVELS];
+  int64_t quantiles_b[FLOPSPACK_STATS_COMPARE_LEVELS];
+  /* The lowest level whose quantiles differ by more than 5% of a's: where
+   * the tails part (0 = nowhere). */
+  double first_divergent_level;
+  /* a's p99, and the share of each dataset's tokens and cost in documents
+   * longer than it (cost shares 0 unless both have a model). */
+  int64_t tail_threshold;
+  double token_share_above_a, token_share_above_b;
+  double cost_share_above_a, cost_share_above_b;
+} flopspack_stats_comparison;
+
+/* FLOPSPACK_INVALID_ARGUMENT if either dataset is empty. */
+FLOPSPACK_API flopspack_status flopspack_stats_compare(const flopspack_stats* a,
+                                                       const flopspack_stats* b,
+                                                       flopspack_stats_comparison* out);
+
+/* The exact histogram: distinct lengths ascending and their counts, into
+ * caller buffers of `capacity` entries (either may be NULL if not wanted).
+ * With both NULL only *n is written (the size query); too small a capacity
+ * is FLOPSPACK_BUFFER_TOO_SMALL with nothing written. */
+FLOPSPACK_API flopspack_status flopspack_stats_entries(const flopspack_stats* stats,
+                                                       int64_t* lengths, uint64_t* counts,
+                                                       size_t capacity, size_t* n);
+
+FLOPSPACK_API void flopspack_stats_destroy(flopspack_stats* stats);
+
+/* ------------------------------------------------------------------------
+ * The straggler emulator (docs/straggler-emulator.md): predict the
+ * throughput a dataset loses to stragglers and padding at N GPUs, under a
+ * packing policy, before spending the GPUs.
+ *
+ * It samples a training run the way a pipeline does — shuffle the documents
+ * every epoch, form each step's global batch, apply the policy — costs every
+ * microbatch with the cost model and measures each step: every rank's cost,
+ * the step time (the slowest rank), balance efficiency (mean rank cost /
+ * step time), fill and padding efficiency. Deterministic for a seed.
+ * ---------------------------------------------------------------------- */
+
+/* Append-only. */
+typedef enum flopspack_sim_policy {
+  /* Concatenate the shuffled documents, cut them into sequences of exactly
+   * tokens_per_microbatch tokens, deal the step's sequences to (rank,
+   * microbatch) slots at random. Ranks are independent. */
+  FLOPSPACK_SIM_RANDOM = 0,
+  /* Whole documents (cut only when longer than a microbatch) up to the
+   * step's token budget, placed largest first into the microbatch with the
+   * fewest tokens: balances tokens, not FLOPs. */
+  FLOPSPACK_SIM_TOKEN_BALANCED = 1,
+  /* The bucket sampler (flopspack_bucket_sampler, default options): padded
+   * batches of at most tokens_per_microbatch padded tokens from optimal
+   * length buckets, spread over ranks by LPT on padded-batch cost. Samples
+   * longer than a microbatch are truncated to it. */
+  FLOPSPACK_SIM_BUCKETS = 2,
+  /* The step planner (flopspack_plan_step) on each step's whole documents,
+   * up to num_ranks x microbatches_per_rank x tokens_per_microbatch tokens,
+   * under a memory cap of max_tokens_per_microbatch per microbatch; documents
+   * over the cap are split. One value per planner algorithm: */
+  FLOPSPACK_SIM_PLANNER_DOCUMENTS = 3, /* document-level FLOPs balancing */
+  FLOPSPACK_SIM_PLANNER_RANDOM = 4,    /* concatenate-and-cut, dealt at random */
+  FLOPSPACK_SIM_PLANNER_TOKENS = 5,    /* document-level, balancing tokens */
+  FLOPSPACK_SIM_PLANNER_SEQUENCES = 6  /* FFD pre-packed sequences + LPT */
+} flopspack_sim_policy;
+
+/* Progress: called after every simulated step with the steps done and the
+ * steps in total; return non-zero to stop (the call then fails with
+ * FLOPSPACK_CANCELLED). */
+typedef int (*flopspack_progress_fn)(void* user_data, uint64_t done, uint64_t total);
+
+typedef struct flopspack_simulate_options {
+  uint32_t struct_size;
+  int32_t policy;                    /* flopspack_sim_policy, default RANDOM */
+  uint64_t num_ranks;                /* data-parallel ranks, default 1024 */
+  uint64_t microbatches_per_rank;    /* gradient-accumulation steps, default 1 */
+  int64_t tokens_per_microbatch;     /* tokens of one microbatch, default 8192,
+                                        at most 2^24 */
+  int64_t max_tokens_per_microbatch; /* PLANNER_* policies: the memory cap of a
+                                        microbatch, >= tokens_per_microbatch;
+                                        default 0 = tokens_per_microbatch
+                                        (no slack to balance with) */
+  uint64_t num_steps;                /* optimizer steps, default 100 */
+  uint64_t seed;                     /* default 0 */
+  int32_t record_steps;              /* 1 = keep the per-step series, default 0 */
+  flopspack_progress_fn progress;    /* may be NULL */
+  void* progress_user_data;
+} flopspack_simulate_options;
+
+FLOPSPACK_API void flopspack_simulate_options_init(flopspack_simulate_options* options);
+
+typedef struct flopspack_simulate_result flopspack_simulate_result;
+
+/* Simulates options->num_steps steps on lengths[0..n) (n >= 1, every length
+ * positive) with the cost model (required). options may be NULL. Memory:
+ * the lengths plus one step, whatever the number of steps, unless
+ * record_steps is set. */
+FLOPSPACK_API flopspack_status flopspack_simulate(const int64_t* lengths, size_t n,
+                                                  const flopspack_cost_model* model,
+                                                  const flopspack_simulate_options* options,
+                                                  flopspack_simulate_result** out);
+
+/* The figures of a simulation. Output struct: set struct_size before the
+ * call. Percentiles of the balance efficiency are lower quantiles over the
+ * steps, resolved to 1/65536. */
+typedef struct flopspack_simulate_summary {
+  uint32_t struct_size;
+  uint64_t num_steps, num_ranks, microbatches_per_rank;
+  uint64_t documents_drawn; /* documents the pipeline read */
+  uint64_t epochs;          /* epochs started */
+  double mean_balance_efficiency;
+  double p5_balance_efficiency, p50_balance_efficiency, p95_balance_efficiency;
+  double mean_fill;               /* real tokens / (microbatches x tokens_per_microbatch) */
+  double mean_padding_efficiency; /* real tokens / computed tokens */
+  /* sum over steps of the useful (unpadded) mean rank cost / sum of step
+   * times: throughput relative to a perfectly balanced, unpadded run. */
+  double relative_throughput;
+  double mean_step_time; /* in the cost model's unit */
+  /* For policies with independent ranks, the order-statistics prediction
+   * of relative_throughput: mean rank cost / E[max of num_ranks rank
+   * costs]; NaN for other policies. */
+  double predicted_efficiency;
+  int64_t real_tokens, computed_tokens;
+} flopspack_simulate_summary;
+
+FLOPSPACK_API flopspack_status flopspack_simulate_result_summary(
+    const flopspack_simulate_result* result, flopspack_simulate_summary* out);
+
+/* Per-step series (with record_steps = 1), passed as int. */
+typedef enum flopspack_sim_series {
+  FLOPSPACK_SIM_SERIES_STEP_TIME = 0, /* the slowest rank's cost */
+  FLOPSPACK_SIM_SERIES_MEAN_RANK_COST = 1,
+  FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY = 2,
+  FLOPSPACK_SIM_SERIES_FILL = 3,
+  FLOPSPACK_SIM_SERIES_PADDING_EFFICIENCY = 4,
+  FLOPSPACK_SIM_SERIES_REAL_TOKENS = 5
+} flopspack_sim_series;
+
+/* One value per step into out[0..capacity). out = NULL queries *n (the
+ * number of steps). FLOPSPACK_INVALID_ARGUMENT if the series was not
+ * recorded; FLOPSPACK_BUFFER_TOO_SMALL (nothing written) if capacity is too
+ * small. */
+FLOPSPACK_API flopspack_status flopspack_simulate_result_series(
+    const flopspack_simulate_result* result, int series, double* out, size_t capacity, size_t* n);
+
+/* The lengths of the document pieces inside the simulated microbatches,
+ * after the policy's cutting and packing, as new statistics (with the
+ * simulation's cost model): histogram and quantiles show the tail the ranks
+ * actually saw. Destroy with flopspack_stats_destroy. */
+FLOPSPACK_API flopspack_status
+flopspack_simulate_result_pieces(const flopspack_simulate_result* result, flopspack_stats** out);
+
+FLOPSPACK_API void flopspack_simulate_result_destroy(flopspack_simulate_result* result);
+
+/* Efficiency versus GPUs: simulates at each of rank_counts[0..num_counts)
+ * (options->num_ranks is ignored; the progress callback sees the steps of
+ * the whole sweep) and writes, per count, the mean balance efficiency, the
+ * order-statistics prediction of the relative throughput (NaN unless the
+ * policy's ranks are independent; made from the rank costs pooled over
+ * every count, not fitted to the count it predicts) and the sampled
+ * relative throughput. Any output array may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_simulate_sweep(
+    const int64_t* lengths, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, const uint64_t* rank_counts, size_t num_counts,
+    double* sampled_efficiency, double* predicted_efficiency, double* relative_throughput);
 
 /* ------------------------------------------------------------------------
  * Streaming packer: bounded memory, sequences out as soon as they are final.

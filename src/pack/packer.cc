@@ -145,12 +145,10 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
     }
   }
 
-  Plan plan;
-  plan.Reserve(static_cast<size_t>(assignment.num_bins), sizes.size());
   int64_t longest = 0;
   for (int64_t s : sizes) longest = std::max(longest, s);
+  std::vector<double> costs(static_cast<size_t>(assignment.num_bins));
   for (int32_t b = 0; b < assignment.num_bins; ++b) {
-    const auto group_items = absl::MakeConstSpan(items).subspan(start[b], start[b + 1] - start[b]);
     const auto group_tokens =
         absl::MakeConstSpan(tokens).subspan(start[b], start[b + 1] - start[b]);
     double cost = 0;
@@ -161,8 +159,12 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
     } else {
       for (int64_t t : group_tokens) cost += static_cast<double>(t);
     }
-    plan.AddGroup(group_items, group_tokens, options.capacity, cost);
+    costs[b] = cost;
   }
+  Plan plan;
+  plan.SetGroups(std::move(start), std::move(items), std::move(tokens),
+                 std::vector<int64_t>(static_cast<size_t>(assignment.num_bins), options.capacity),
+                 std::move(costs));
   // The costliest single piece bounds the costliest sequence from below (for
   // cost models that grow with length, as all built-in ones do).
   double largest = static_cast<double>(longest);

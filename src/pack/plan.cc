@@ -16,6 +16,23 @@ void Plan::AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> t
   costs_.push_back(cost);
 }
 
+void Plan::SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
+                     std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
+                     std::vector<double> costs) {
+  offsets_ = std::move(offsets);
+  items_ = std::move(items);
+  tokens_ = std::move(tokens);
+  computed_tokens_ = std::move(computed_tokens);
+  costs_ = std::move(costs);
+  const size_t groups = offsets_.size() - 1;
+  real_tokens_.assign(groups, 0);
+  for (size_t g = 0; g < groups; ++g) {
+    int64_t real = 0;
+    for (int64_t i = offsets_[g]; i < offsets_[g + 1]; ++i) real += tokens_[i];
+    real_tokens_[g] = real;
+  }
+}
+
 void Plan::SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots) {
   ranks_ = std::move(ranks);
   slots_ = std::move(slots);

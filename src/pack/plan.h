@@ -44,6 +44,12 @@ class Plan {
   // the tokens the group costs to run (>= the sum of tokens when padded).
   void AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> tokens,
                 int64_t computed_tokens, double cost);
+  // Replaces all groups at once from CSR arrays (moved in, no copy):
+  // offsets has groups + 1 entries from 0 to items.size(); tokens matches
+  // items; computed_tokens and costs have one entry per group.
+  void SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
+                 std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
+                 std::vector<double> costs);
   // Assigns (rank, slot) to every group; sizes equal group_count().
   void SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots);
   void Reserve(size_t groups, size_t entries);

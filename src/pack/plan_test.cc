@@ -30,6 +30,23 @@ TEST(PlanTest, GroupsAndMetrics) {
   EXPECT_DOUBLE_EQ(m.padding_efficiency, 35.0 / 40);
 }
 
+TEST(PlanTest, SetGroupsEqualsAddGroup) {
+  Plan added, set;
+  const std::vector<int64_t> items_a = {0, 2}, tokens_a = {10, 5};
+  const std::vector<int64_t> items_b = {1}, tokens_b = {20};
+  added.AddGroup(items_a, tokens_a, 15, 3.0);
+  added.AddGroup(items_b, tokens_b, 25, 6.0);
+  set.SetGroups({0, 2, 3}, {0, 2, 1}, {10, 5, 20}, {15, 25}, {3.0, 6.0});
+  ASSERT_EQ(set.group_count(), added.group_count());
+  for (size_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(std::vector<int64_t>(set.group_items(g).begin(), set.group_items(g).end()),
+              std::vector<int64_t>(added.group_items(g).begin(), added.group_items(g).end()));
+    EXPECT_EQ(set.group_real_tokens(g), added.group_real_tokens(g));
+    EXPECT_EQ(set.group_computed_tokens(g), added.group_computed_tokens(g));
+    EXPECT_EQ(set.group_cost(g), added.group_cost(g));
+  }
+}
+
 TEST(PlanTest, RankMetrics) {
   Plan plan;
   const std::vector<int64_t> one = {0}, t = {1};

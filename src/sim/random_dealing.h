@@ -1,0 +1,35 @@
+// Random dealing: the baseline most pipelines run. The shuffled documents
+// are concatenated and cut into sequences of exactly tokens_per_microbatch
+// tokens (a document crossing a boundary is split, its rest opens the next
+// sequence, also across steps), and the step's sequences are dealt to
+// (rank, slot) positions by a uniformly random permutation.
+//
+// Complexity: O(pieces + microbatches) per step. Guarantee: fill 1, no
+// padding, every token of the stream used once in order; ranks draw their
+// sequences independently of each other (up to the shared stream), so the
+// step time is the maximum of R nearly iid rank costs.
+// Reference: the "concat-and-chunk" packing of GPT-style pretraining
+// (Brown et al., "Language Models are Few-Shot Learners", 2020, §2.3).
+#ifndef FLOPSPACK_SIM_RANDOM_DEALING_H_
+#define FLOPSPACK_SIM_RANDOM_DEALING_H_
+
+#include "sim/policy.h"
+#include "util/random.h"
+
+namespace flopspack::sim {
+
+class RandomDealing final : public Policy {
+ public:
+  RandomDealing(const StepShape& shape, uint64_t seed) : shape_(shape), rng_(seed) {}
+  absl::Status NextStep(DocumentStream& stream, StepBatch& batch) override;
+  bool independent_ranks() const override { return true; }
+
+ private:
+  StepShape shape_;
+  util::Rng rng_;
+  int64_t carry_ = 0;  // tokens of the current document not yet placed
+};
+
+}  // namespace flopspack::sim
+
+#endif  // FLOPSPACK_SIM_RANDOM_DEALING_H_

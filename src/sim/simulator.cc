@@ -1,0 +1,353 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "stats/order_statistics.h"
+#include "util/random.h"
+#include "util/validate.h"
+
+namespace flopspack::sim {
+namespace {
+
+constexpr size_t kEfficiencyBins = size_t{1} << 16;
+constexpr size_t kReservoirCapacity = size_t{1} << 20;
+constexpr int64_t kMaxTokensPerMicrobatch = int64_t{1} << 24;
+constexpr uint64_t kMaxMicrobatches = uint64_t{1} << 31;
+
+// Costs microbatches. Additive models read a table of per-length document
+// costs (pieces never exceed the largest piece length, known up front);
+// other models are asked per sequence.
+class Coster {
+ public:
+  static absl::StatusOr<Coster> Make(const cost::CostModel& model, int64_t max_piece) {
+    Coster c;
+    c.model_ = &model;
+    c.additive_ = model.IsAdditive();
+    c.overhead_ = model.SequenceOverhead();
+    if (c.additive_) {
+      c.table_.resize(static_cast<size_t>(max_piece) + 1, 0.0);
+      for (int64_t l = 1; l <= max_piece; ++l) {
+        absl::StatusOr<double> d = model.DocumentCost(l);
+        if (!d.ok()) return d.status();
+        c.table_[static_cast<size_t>(l)] = *d;
+      }
+    }
+    return c;
+  }
+
+  // Cost of the microbatch, and the part of it that is not padding.
+  absl::Status Cost(absl::Span<const int64_t> pieces, bool padded, double& cost,
+                    double& useful) const {
+    cost = useful = 0;
+    if (pieces.empty()) return absl::OkStatus();
+    if (!padded) {
+      if (additive_) {
+        double sum = overhead_;
+        for (int64_t p : pieces) sum += table_[static_cast<size_t>(p)];
+        cost = useful = sum;
+        return absl::OkStatus();
+      }
+      absl::StatusOr<double> c = model_->SequenceCost(pieces);
+      if (!c.ok()) return c.status();
+      cost = useful = *c;
+      return absl::OkStatus();
+    }
+    // Padded: every piece its own sequence, padded to the longest.
+    const int64_t longest = *std::max_element(pieces.begin(), pieces.end());
+    absl::StatusOr<double> one = Single(longest);
+    if (!one.ok()) return one.status();
+    cost = static_cast<double>(pieces.size()) * *one;
+    for (int64_t p : pieces) {
+      absl::StatusOr<double> c = Single(p);
+      if (!c.ok()) return c.status();
+      useful += *c;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::StatusOr<double> Single(int64_t length) const {
+    if (additive_) return overhead_ + table_[static_cast<size_t>(length)];
+    return model_->SequenceCost({&length, 1});
+  }
+
+  const cost::CostModel* model_ = nullptr;
+  bool additive_ = false;
+  double overhead_ = 0;
+  std::vector<double> table_;
+};
+
+// A uniform sample of at most `capacity` of the values offered (Vitter's
+// algorithm R), with the library's RNG.
+class Reservoir {
+ public:
+  Reservoir(size_t capacity, uint64_t seed) : capacity_(capacity), rng_(seed) {}
+  void Add(double value) {
+    ++seen_;
+    if (values_.size() < capacity_) {
+      values_.push_back(value);
+    } else {
+      const uint64_t j = rng_.Below(seen_);
+      if (j < capacity_) values_[static_cast<size_t>(j)] = value;
+    }
+  }
+  std::vector<double>& values() { return values_; }
+
+ private:
+  size_t capacity_;
+  util::Rng rng_;
+  uint64_t seen_ = 0;
+  std::vector<double> values_;
+};
+
+// mean(G) / E[max of R draws of G] for the empirical G of `sorted`.
+double PredictEfficiency(const std::vector<double>& sorted, uint64_t ranks) {
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double sum = 0;
+  for (double v : sorted) sum += v;
+  const double mean = sum / static_cast<double>(sorted.size());
+  absl::StatusOr<double> top = stats::ExpectedMaxSorted(sorted, {}, ranks);
+  if (!top.ok() || !(*top > 0)) return 1.0;
+  return mean / *top;
+}
+
+// Lower quantile of the efficiencies recorded in a fixed histogram: the
+// centre of the first bin whose cumulative share reaches q.
+double HistogramQuantile(const std::vector<uint32_t>& bins, uint64_t total, double q) {
+  uint64_t cum = 0;
+  for (size_t b = 0; b < bins.size(); ++b) {
+    cum += bins[b];
+    if (static_cast<double>(cum) / static_cast<double>(total) >= q) {
+      return (static_cast<double>(b) + 0.5) / static_cast<double>(bins.size());
+    }
+  }
+  return 1.0;
+}
+
+absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::CostModel& model,
+                                 const SimOptions& options, uint64_t progress_done,
+                                 uint64_t progress_total, size_t reservoir_capacity) {
+  const int64_t memory_cap = options.max_tokens_per_microbatch == 0
+                                 ? options.tokens_per_microbatch
+                                 : options.max_tokens_per_microbatch;
+  const StepShape shape{options.num_ranks, options.microbatches_per_rank,
+                        options.tokens_per_microbatch, memory_cap};
+  // The policy may keep the model (the bucket sampler does) no longer than
+  // this call: a non-owning handle.
+  std::shared_ptr<const cost::CostModel> borrowed(&model, [](const cost::CostModel*) {});
+  absl::StatusOr<std::unique_ptr<Policy>> policy =
+      MakePolicy(options.policy, shape, util::DeriveSeed(options.seed, 1), lengths, borrowed);
+  if (!policy.ok()) return policy.status();
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  const int64_t max_piece = std::min(longest, memory_cap);
+  absl::StatusOr<Coster> coster = Coster::Make(model, max_piece);
+  if (!coster.ok()) return coster.status();
+
+  DocumentStream stream(lengths, util::DeriveSeed(options.seed, 0));
+  StepBatch batch;
+  const uint64_t ranks = options.num_ranks, per_rank = options.microbatches_per_rank;
+  const uint64_t microbatches = ranks * per_rank;
+  const double capacity_tokens =
+      static_cast<double>(microbatches) * static_cast<double>(options.tokens_per_microbatch);
+  std::vector<double> mb_cost(microbatches), mb_useful(microbatches), rank_cost(ranks);
+  std::vector<uint64_t> piece_counts(static_cast<size_t>(max_piece) + 1, 0);
+  std::vector<uint32_t> efficiency_bins(kEfficiencyBins, 0);
+  const bool independent = (*policy)->independent_ranks();
+  Reservoir reservoir(independent ? reservoir_capacity : 0, util::DeriveSeed(options.seed, 2));
+
+  SimResult r;
+  r.num_steps = options.num_steps;
+  r.num_ranks = ranks;
+  r.microbatches_per_rank = per_rank;
+  double sum_efficiency = 0, sum_fill = 0, sum_padding = 0, sum_time = 0, sum_useful_mean = 0;
+  if (options.record_steps) r.steps.reserve(options.num_steps);
+
+  for (uint64_t step = 0; step < options.num_steps; ++step) {
+    batch.Clear();
+    if (absl::Status s = (*policy)->NextStep(stream, batch); !s.ok()) return s;
+    if (batch.microbatches() != microbatches) {
+      return absl::InternalError(absl::StrFormat("policy formed %u microbatches, expected %u",
+                                                 batch.microbatches(), microbatches));
+    }
+    int64_t real = 0, computed = 0;
+    double useful_total = 0;
+    for (size_t m = 0; m < microbatches; ++m) {
+      const absl::Span<const int64_t> pieces =
+          absl::MakeConstSpan(batch.pieces)
+              .subspan(batch.offsets[m], batch.offsets[m + 1] - batch.offsets[m]);
+      if (absl::Status s = coster->Cost(pieces, batch.padded, mb_cost[m], mb_useful[m]); !s.ok()) {
+        return s;
+      }
+      int64_t sum = 0, longest_piece = 0;
+      for (int64_t p : pieces) {
+        sum += p;
+        ++piece_counts[static_cast<size_t>(p)];
+        longest_piece = std::max(longest_piece, p);
+      }
+      real += sum;
+      computed += batch.padded ? longest_piece * static_cast<int64_t>(pieces.size()) : sum;
+    }
+    // Rank costs in rank/slot order.
+    double total = 0, slowest = 0;
+    for (uint64_t rank = 0; rank < ranks; ++rank) {
+      double c = 0;
+      for (uint64_t slot = 0; slot < per_rank; ++slot) {
+        const size_t position = rank * per_rank + slot;
+        const size_t m = batch.order.empty() ? position : batch.order[position];
+        c += mb_cost[m];
+        useful_total += mb_useful[m];
+      }
+      rank_cost[rank] = c;
+      total += c;
+      slowest = std::max(slowest, c);
+      if (independent) reservoir.Add(c);
+    }
+    StepRecord rec;
+    rec.step_time = slowest;
+    rec.mean_rank_cost = total / static_cast<double>(ranks);
+    rec.balance_efficiency = slowest > 0 ? rec.mean_rank_cost / slowest : 1.0;
+    rec.fill = static_cast<double>(real) / capacity_tokens;
+    rec.padding_efficiency = computed > 0 ? static_cast<double>(real) / computed : 1.0;
+    rec.real_tokens = real;
+    sum_efficiency += rec.balance_efficiency;
+    sum_fill += rec.fill;
+    sum_padding += rec.padding_efficiency;
+    sum_time += slowest;
+    sum_useful_mean += useful_total / static_cast<double>(ranks);
+    r.real_tokens += real;
+    r.computed_tokens += computed;
+    const size_t bin = std::min(kEfficiencyBins - 1,
+                                static_cast<size_t>(rec.balance_efficiency * kEfficiencyBins));
+    ++efficiency_bins[bin];
+    if (options.record_steps) r.steps.push_back(rec);
+    if (options.progress && !options.progress(progress_done + step + 1, progress_total)) {
+      return absl::CancelledError(
+          absl::StrFormat("cancelled by the progress callback after %u of %u steps",
+                          progress_done + step + 1, progress_total));
+    }
+  }
+
+  const double steps = static_cast<double>(options.num_steps);
+  r.documents_drawn = (*policy)->documents_drawn(stream);
+  r.epochs = (*policy)->epochs(stream);
+  r.mean_balance_efficiency = sum_efficiency / steps;
+  r.p5_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.05);
+  r.p50_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.5);
+  r.p95_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.95);
+  r.mean_fill = sum_fill / steps;
+  r.mean_padding_efficiency = sum_padding / steps;
+  r.mean_step_time = sum_time / steps;
+  r.relative_throughput = sum_time > 0 ? sum_useful_mean / sum_time : 1.0;
+  r.rank_cost_sample = std::move(reservoir.values());
+  std::sort(r.rank_cost_sample.begin(), r.rank_cost_sample.end());
+  r.predicted_balance_efficiency = independent ? PredictEfficiency(r.rank_cost_sample, ranks)
+                                               : std::numeric_limits<double>::quiet_NaN();
+  std::vector<int64_t> piece_lengths(piece_counts.size());
+  for (size_t l = 0; l < piece_counts.size(); ++l) piece_lengths[l] = static_cast<int64_t>(l);
+  // Length 0 never occurs (count 0 entries are skipped), but FromHistogram
+  // rejects a zero length: start at 1.
+  absl::StatusOr<stats::LengthStats> pieces =
+      stats::LengthStats::FromHistogram(absl::MakeConstSpan(piece_lengths).subspan(1),
+                                        absl::MakeConstSpan(piece_counts).subspan(1), &model);
+  if (!pieces.ok()) return pieces.status();
+  r.pieces = std::move(*pieces);
+  return r;
+}
+
+}  // namespace
+
+absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOptions& options) {
+  if (lengths.empty()) {
+    return absl::InvalidArgumentError("lengths is empty: there is nothing to simulate");
+  }
+  absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths);
+  if (!total.ok()) return total.status();
+  if (options.num_ranks == 0) return absl::InvalidArgumentError("num_ranks = 0: must be >= 1");
+  if (options.microbatches_per_rank == 0) {
+    return absl::InvalidArgumentError("microbatches_per_rank = 0: must be >= 1");
+  }
+  if (options.tokens_per_microbatch < 1 ||
+      options.tokens_per_microbatch > kMaxTokensPerMicrobatch) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("tokens_per_microbatch = %d: must be in [1, %d]",
+                        options.tokens_per_microbatch, kMaxTokensPerMicrobatch));
+  }
+  if (options.max_tokens_per_microbatch != 0 &&
+      (options.max_tokens_per_microbatch < options.tokens_per_microbatch ||
+       options.max_tokens_per_microbatch > kMaxTokensPerMicrobatch)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "max_tokens_per_microbatch = %d: must be 0 or in [tokens_per_microbatch = %d, %d]",
+        options.max_tokens_per_microbatch, options.tokens_per_microbatch, kMaxTokensPerMicrobatch));
+  }
+  if (options.num_steps == 0) return absl::InvalidArgumentError("num_steps = 0: must be >= 1");
+  absl::StatusOr<uint64_t> microbatches = util::CheckedMultiply(
+      "num_ranks x microbatches_per_rank", options.num_ranks, options.microbatches_per_rank);
+  if (!microbatches.ok()) return microbatches.status();
+  if (*microbatches > kMaxMicrobatches) {
+    return absl::OutOfRangeError(
+        absl::StrFormat("num_ranks x microbatches_per_rank = %u: at most %u microbatches per step",
+                        *microbatches, kMaxMicrobatches));
+  }
+  if (static_cast<int>(options.policy) < static_cast<int>(PolicyKind::kRandom) ||
+      static_cast<int>(options.policy) > static_cast<int>(PolicyKind::kPlannerSequences)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("policy = %d is not a flopspack_sim_policy value (0 .. 6)",
+                        static_cast<int>(options.policy)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SimResult> Simulate(absl::Span<const int64_t> lengths, const cost::CostModel& model,
+                                   const SimOptions& options) {
+  if (absl::Status s = ValidateSimulation(lengths, options); !s.ok()) return s;
+  return RunOne(lengths, model, options, 0, options.num_steps, kReservoirCapacity);
+}
+
+absl::StatusOr<std::vector<SweepPoint>> Sweep(absl::Span<const int64_t> lengths,
+                                              const cost::CostModel& model,
+                                              const SimOptions& options,
+                                              absl::Span<const uint64_t> rank_counts) {
+  if (rank_counts.empty()) {
+    return absl::InvalidArgumentError("rank_counts is empty: nothing to sweep");
+  }
+  for (size_t i = 0; i < rank_counts.size(); ++i) {
+    SimOptions o = options;
+    o.num_ranks = rank_counts[i];
+    if (absl::Status s = ValidateSimulation(lengths, o); !s.ok()) {
+      return absl::Status(s.code(), absl::StrFormat("rank_counts[%u]: %s", i, s.message()));
+    }
+  }
+  absl::StatusOr<uint64_t> total_steps =
+      util::CheckedMultiply("steps x rank counts", options.num_steps, rank_counts.size());
+  if (!total_steps.ok()) return total_steps.status();
+  std::vector<SweepPoint> points(rank_counts.size());
+  std::vector<double> pooled;
+  bool independent = false;
+  const size_t share = kReservoirCapacity / rank_counts.size();
+  for (size_t i = 0; i < rank_counts.size(); ++i) {
+    SimOptions o = options;
+    o.num_ranks = rank_counts[i];
+    o.record_steps = false;
+    absl::StatusOr<SimResult> r =
+        RunOne(lengths, model, o, i * options.num_steps, *total_steps, share);
+    if (!r.ok()) return r.status();
+    points[i].num_ranks = rank_counts[i];
+    points[i].sampled_efficiency = r->mean_balance_efficiency;
+    points[i].relative_throughput = r->relative_throughput;
+    independent = !std::isnan(r->predicted_balance_efficiency);
+    pooled.insert(pooled.end(), r->rank_cost_sample.begin(), r->rank_cost_sample.end());
+  }
+  std::sort(pooled.begin(), pooled.end());
+  for (SweepPoint& p : points) {
+    p.predicted_efficiency = independent ? PredictEfficiency(pooled, p.num_ranks)
+                                         : std::numeric_limits<double>::quiet_NaN();
+  }
+  return points;
+}
+
+}  // namespace flopspack::sim

@@ -1,0 +1,105 @@
+// The straggler emulator: sample a training run the way a data pipeline
+// does (shuffle the documents every epoch, form each step's global batch,
+// apply a packing/balancing policy), cost every microbatch with a cost
+// model, and measure each step: every rank's cost, the step time (the
+// slowest rank), balance efficiency (mean rank cost / step time), fill and
+// padding efficiency.
+//
+// Complexity: O(steps x (pieces per step + ranks x microbatches)) time plus
+// the policy's own; memory O(dataset + one step), independent of the number
+// of steps unless the per-step series is requested (the efficiency
+// quantiles come from a fixed 2^16-bin histogram over [0, 1]).
+// Guarantee: deterministic for a seed (util::Rng only, costs summed in
+// rank/slot order).
+// The analytic prediction for policies whose ranks are independent: with a
+// rank's cost distributed as G, E[step time] = E[max of R iid draws of G],
+// computed exactly by order statistics (stats/order_statistics.h) on the
+// empirical G of the sampled rank costs (a uniform reservoir of at most
+// 2^20 of them), and the predicted balance efficiency is mean(G) / E[max].
+// Reference: the straggler analysis of synchronous data parallelism, e.g.
+// Dean & Barroso, "The Tail at Scale", CACM 56(2), 2013.
+#ifndef FLOPSPACK_SIM_SIMULATOR_H_
+#define FLOPSPACK_SIM_SIMULATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "cost/cost_model.h"
+#include "sim/policy.h"
+#include "stats/length_stats.h"
+
+namespace flopspack::sim {
+
+struct SimOptions {
+  PolicyKind policy = PolicyKind::kRandom;
+  uint64_t num_ranks = 1024;
+  uint64_t microbatches_per_rank = 1;
+  int64_t tokens_per_microbatch = 8192;
+  // Step-planner policies only: the memory cap of a microbatch; 0 = the
+  // same as tokens_per_microbatch (no slack).
+  int64_t max_tokens_per_microbatch = 0;
+  uint64_t num_steps = 100;
+  uint64_t seed = 0;
+  bool record_steps = false;
+  // Called after every step with (steps done, steps in total); returning
+  // false cancels the run (absl::CancelledError).
+  std::function<bool(uint64_t, uint64_t)> progress;
+};
+
+struct StepRecord {
+  double step_time = 0;       // the slowest rank's cost
+  double mean_rank_cost = 0;  // total cost / ranks
+  double balance_efficiency = 0;
+  double fill = 0;                // real tokens / (microbatches x tokens_per_microbatch)
+  double padding_efficiency = 0;  // real tokens / computed tokens
+  int64_t real_tokens = 0;
+};
+
+struct SimResult {
+  uint64_t num_steps = 0, num_ranks = 0, microbatches_per_rank = 0;
+  uint64_t documents_drawn = 0, epochs = 0;
+  double mean_balance_efficiency = 0;
+  double p5_balance_efficiency = 0, p50_balance_efficiency = 0, p95_balance_efficiency = 0;
+  double mean_fill = 0, mean_padding_efficiency = 0;
+  // sum over steps of the useful (unpadded) mean rank cost / sum of step
+  // times: throughput relative to a perfectly balanced, unpadded run.
+  double relative_throughput = 0;
+  double mean_step_time = 0;
+  // Order-statistics prediction of the balance efficiency (NaN when the
+  // policy's ranks are not independent).
+  double predicted_balance_efficiency = 0;
+  int64_t real_tokens = 0, computed_tokens = 0;
+  std::vector<StepRecord> steps;         // only with record_steps
+  stats::LengthStats pieces;             // sub-sequence (document piece) lengths
+  std::vector<double> rank_cost_sample;  // the reservoir behind the prediction, ascending
+};
+
+// lengths non-empty, every length > 0; model required.
+absl::StatusOr<SimResult> Simulate(absl::Span<const int64_t> lengths, const cost::CostModel& model,
+                                   const SimOptions& options);
+
+struct SweepPoint {
+  uint64_t num_ranks = 0;
+  double sampled_efficiency = 0;    // mean balance efficiency, simulated
+  double predicted_efficiency = 0;  // order statistics on the pooled rank costs (NaN if n/a)
+  double relative_throughput = 0;
+};
+
+// Simulate at each rank count (options.num_ranks ignored). For independent
+// policies the prediction at every count uses the rank costs pooled from
+// all counts (a rank's cost distribution does not depend on how many ranks
+// there are), so it is not fitted to the point it predicts.
+absl::StatusOr<std::vector<SweepPoint>> Sweep(absl::Span<const int64_t> lengths,
+                                              const cost::CostModel& model,
+                                              const SimOptions& options,
+                                              absl::Span<const uint64_t> rank_counts);
+
+// The checks Simulate and Sweep run, for the C API to report before work.
+absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOptions& options);
+
+}  // namespace flopspack::sim
+
+#endif  // FLOPSPACK_SIM_SIMULATOR_H_

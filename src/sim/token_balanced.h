@@ -1,0 +1,46 @@
+// Token balancing: what a pipeline that balances tokens, not FLOPs, does.
+// Each step takes whole documents from the stream until the step's token
+// budget (ranks x microbatches x tokens_per_microbatch) is reached (a
+// document longer than a microbatch is first cut into microbatch-sized
+// pieces), then places them largest first, each into the microbatch holding
+// the fewest tokens (ties by index) — longest-processing-time on tokens
+// under the microbatch capacity. A piece that fits nowhere is deferred to
+// the front of the next step. Rank r runs microbatches r*M .. r*M + M-1.
+//
+// Complexity: O(n + capacity) counting sort plus O(n log(R M)) heap per
+// step of n pieces. Guarantee: every microbatch within capacity; token
+// loads within one largest piece of each other; no document is cut except
+// those longer than a microbatch; FLOPs are not balanced — a rank holding a
+// long document is a straggler under attention's quadratic cost.
+// Reference: Graham, "Bounds on multiprocessing timing anomalies", SIAM J.
+// Appl. Math. 17(2), 1969 (LPT).
+#ifndef FLOPSPACK_SIM_TOKEN_BALANCED_H_
+#define FLOPSPACK_SIM_TOKEN_BALANCED_H_
+
+#include <vector>
+
+#include "sim/policy.h"
+
+namespace flopspack::sim {
+
+class TokenBalanced final : public Policy {
+ public:
+  explicit TokenBalanced(const StepShape& shape) : shape_(shape) {}
+  absl::Status NextStep(DocumentStream& stream, StepBatch& batch) override;
+  bool independent_ranks() const override { return false; }
+
+ private:
+  StepShape shape_;
+  std::vector<int64_t> pending_;  // pieces deferred to the next step, in order
+  // Scratch, reused across steps.
+  std::vector<int64_t> items_;
+  std::vector<int64_t> sorted_;
+  std::vector<uint32_t> bin_of_;
+  std::vector<size_t> bucket_;
+  std::vector<int64_t> load_;
+  std::vector<std::pair<int64_t, uint32_t>> heap_;
+};
+
+}  // namespace flopspack::sim
+
+#endif  // FLOPSPACK_SIM_TOKEN_BALANCED_H_

@@ -1,0 +1,208 @@
+// The straggler emulator through the shared library: a run with its series
+// and pieces, the sweep, progress and cancellation, and the bad-input rows.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "capi_test_util.h"
+
+namespace {
+
+std::vector<int64_t> Lengths() {
+  // A deterministic spread of 1..6000 with a few long documents.
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < 20000; ++i) {
+    lengths.push_back(i % 997 == 0 ? 5000 + (i % 1000) : 1 + (i * 7919) % 1500);
+  }
+  return lengths;
+}
+
+TEST(SimulateCapiTest, RunSeriesAndPieces) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(10, 0, 1, 0.001, &model), FLOPSPACK_OK);
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  EXPECT_EQ(o.num_ranks, 1024u);
+  EXPECT_EQ(o.tokens_per_microbatch, 8192);
+  o.num_ranks = 32;
+  o.microbatches_per_rank = 2;
+  o.tokens_per_microbatch = 4096;
+  o.num_steps = 25;
+  o.record_steps = 1;
+  flopspack_simulate_result* r = nullptr;
+  ASSERT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  flopspack_simulate_summary sum;
+  sum.struct_size = sizeof(sum);
+  ASSERT_EQ(flopspack_simulate_result_summary(r, &sum), FLOPSPACK_OK);
+  EXPECT_EQ(sum.num_steps, 25u);
+  EXPECT_EQ(sum.num_ranks, 32u);
+  EXPECT_EQ(sum.real_tokens, 25 * 64 * 4096);
+  EXPECT_EQ(sum.mean_fill, 1.0);
+  EXPECT_GT(sum.mean_balance_efficiency, 0.3);
+  EXPECT_LT(sum.mean_balance_efficiency, 1.0);
+  EXPECT_LE(sum.p5_balance_efficiency, sum.p50_balance_efficiency);
+  EXPECT_LE(sum.p50_balance_efficiency, sum.p95_balance_efficiency);
+  EXPECT_FALSE(std::isnan(sum.predicted_efficiency));
+
+  size_t n = 0;
+  ASSERT_EQ(
+      flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY, nullptr, 0, &n),
+      FLOPSPACK_OK);
+  ASSERT_EQ(n, 25u);
+  std::vector<double> eff(n), time(n), mean(n);
+  ASSERT_EQ(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY, eff.data(),
+                                             n, &n),
+            FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_STEP_TIME, time.data(), n, &n),
+            FLOPSPACK_OK);
+  ASSERT_EQ(
+      flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_MEAN_RANK_COST, mean.data(), n, &n),
+      FLOPSPACK_OK);
+  double sum_eff = 0, sum_mean = 0, sum_time = 0;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_DOUBLE_EQ(eff[i], mean[i] / time[i]);
+    sum_eff += eff[i];
+    sum_mean += mean[i];
+    sum_time += time[i];
+  }
+  EXPECT_NEAR(sum.mean_balance_efficiency, sum_eff / n, 1e-12);
+  EXPECT_NEAR(sum.relative_throughput, sum_mean / sum_time, 1e-12);
+  EXPECT_NEAR(sum.mean_step_time, sum_time / n, 1e-9 * sum_time);
+
+  flopspack_stats* pieces = nullptr;
+  ASSERT_EQ(flopspack_simulate_result_pieces(r, &pieces), FLOPSPACK_OK);
+  flopspack_stats_summary ps;
+  ps.struct_size = sizeof(ps);
+  ASSERT_EQ(flopspack_stats_summarize(pieces, &ps), FLOPSPACK_OK);
+  EXPECT_EQ(ps.tokens, sum.real_tokens);
+  EXPECT_LE(ps.max, 4096);
+  EXPECT_EQ(ps.has_cost, 1);
+  flopspack_stats_destroy(pieces);
+  flopspack_simulate_result_destroy(r);
+  flopspack_simulate_result_destroy(nullptr);
+  flopspack_cost_model_destroy(model);
+}
+
+int StopAfterThree(void* user_data, uint64_t done, uint64_t total) {
+  auto* calls = static_cast<std::vector<uint64_t>*>(user_data);
+  calls->push_back(done);
+  (void)total;
+  return done >= 3 ? 1 : 0;
+}
+
+TEST(SimulateCapiTest, SweepAndCancellation) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 0.001, &model), FLOPSPACK_OK);
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.num_steps = 20;
+  const uint64_t counts[3] = {8, 64, 512};
+  double sampled[3], predicted[3], throughput[3];
+  ASSERT_EQ(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts, 3, sampled,
+                                     predicted, throughput),
+            FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  EXPECT_GT(sampled[0], sampled[1]);
+  EXPECT_GT(sampled[1], sampled[2]);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(predicted[i], throughput[i], 0.02) << counts[i];
+  o.max_tokens_per_microbatch = 10240;
+  for (int policy :
+       {FLOPSPACK_SIM_TOKEN_BALANCED, FLOPSPACK_SIM_BUCKETS, FLOPSPACK_SIM_PLANNER_DOCUMENTS,
+        FLOPSPACK_SIM_PLANNER_TOKENS, FLOPSPACK_SIM_PLANNER_SEQUENCES}) {
+    o.policy = policy;
+    ASSERT_EQ(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts, 2,
+                                       sampled, predicted, throughput),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    EXPECT_TRUE(std::isnan(predicted[0]));
+    EXPECT_GT(sampled[0], 0.0);
+    EXPECT_LE(throughput[0], 1.0);
+  }
+  o.policy = FLOPSPACK_SIM_RANDOM;
+  o.max_tokens_per_microbatch = 0;
+
+  std::vector<uint64_t> calls;
+  o.progress = StopAfterThree;
+  o.progress_user_data = &calls;
+  flopspack_simulate_result* r = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_CANCELLED, "after 3 of 20 steps");
+  EXPECT_EQ(r, nullptr);
+  EXPECT_EQ(calls, (std::vector<uint64_t>{1, 2, 3}));
+  flopspack_cost_model_destroy(model);
+}
+
+// ---- Bad input (docs/straggler-emulator.md, "Errors") ----
+
+TEST(SimulateBadInputTest, Rows) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  flopspack_simulate_result* r = nullptr;
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), nullptr, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "model must not be NULL");
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(nullptr, 0, model, &o, &r), FLOPSPACK_INVALID_ARGUMENT,
+                         "lengths is empty");
+  const int64_t bad[2] = {7, -2};
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(bad, 2, model, &o, &r), FLOPSPACK_INVALID_ARGUMENT,
+                         "lengths[1] = -2");
+  o.policy = 77;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "policy = 77");
+  flopspack_simulate_options_init(&o);
+  o.num_ranks = 0;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "num_ranks = 0");
+  flopspack_simulate_options_init(&o);
+  o.tokens_per_microbatch = int64_t{1} << 30;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "tokens_per_microbatch");
+  flopspack_simulate_options_init(&o);
+  o.max_tokens_per_microbatch = 100;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "max_tokens_per_microbatch = 100");
+  flopspack_simulate_options_init(&o);
+  o.record_steps = 2;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "record_steps = 2");
+  o.struct_size = 0;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "struct_size = 0");
+  EXPECT_EQ(r, nullptr);
+
+  // Without record_steps the series is refused; a small buffer is refused.
+  flopspack_simulate_options_init(&o);
+  o.num_ranks = 4;
+  o.num_steps = 3;
+  ASSERT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r), FLOPSPACK_OK);
+  size_t n = 0;
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_FILL, nullptr, 0, &n),
+      FLOPSPACK_INVALID_ARGUMENT, "record_steps");
+  flopspack_simulate_result_destroy(r);
+  o.record_steps = 1;
+  ASSERT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r), FLOPSPACK_OK);
+  double two[2] = {-1, -1};
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_FILL, two, 2, &n),
+                         FLOPSPACK_BUFFER_TOO_SMALL, "has 3 steps");
+  EXPECT_EQ(two[0], -1);
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_result_series(r, 40, two, 2, &n),
+                         FLOPSPACK_INVALID_ARGUMENT, "series = 40");
+  flopspack_simulate_result_destroy(r);
+  const uint64_t counts[2] = {16, 0};
+  double out[2];
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts,
+                                                  2, out, nullptr, nullptr),
+                         FLOPSPACK_INVALID_ARGUMENT, "rank_counts[1]");
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o,
+                                                  nullptr, 2, out, nullptr, nullptr),
+                         FLOPSPACK_INVALID_ARGUMENT, "rank_counts is NULL");
+  flopspack_cost_model_destroy(model);
+}
+
+}  // namespace
