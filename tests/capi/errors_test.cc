@@ -847,6 +847,175 @@ std::vector<Row> Rows() {
         static const char junk[] = "definitely not a stream packer state";
         return flopspack_stream_packer_restore(junk, sizeof(junk), nullptr, &o.packer);
       });
+
+  // ---- Statistics.
+  add("StatsEmptyQuantile", "`flopspack_stats_quantile`, `_weighted_quantile`, `_expected_max`",
+      "an empty dataset", FLOPSPACK_INVALID_ARGUMENT, "empty dataset", [](Outs& o) {
+        flopspack_stats* stats = nullptr;
+        flopspack_stats_create(nullptr, 0, nullptr, &stats);
+        const flopspack_status s = flopspack_stats_quantile(stats, 0.5, &o.real);
+        flopspack_stats_destroy(stats);
+        return s;
+      });
+  add("StatsQuantileRange", "`flopspack_stats_quantile`, `_weighted_quantile`",
+      "q outside [0, 1] or NaN", FLOPSPACK_INVALID_ARGUMENT, "q = 1.5", [](Outs& o) {
+        flopspack_stats* stats = nullptr;
+        flopspack_stats_create(kThree, 3, nullptr, &stats);
+        const flopspack_status s = flopspack_stats_quantile(stats, 1.5, &o.real);
+        flopspack_stats_destroy(stats);
+        return s;
+      });
+  add("StatsUnknownWeighting",
+      "`flopspack_stats_cdf`, `_weighted_quantile`, `_histogram`, "
+      "`_ks_distance_weighted`",
+      "an unknown weighting", FLOPSPACK_INVALID_ARGUMENT, "weighting = 9", [](Outs& o) {
+        flopspack_stats* stats = nullptr;
+        flopspack_stats_create(kThree, 3, nullptr, &stats);
+        const flopspack_status s = flopspack_stats_cdf(stats, 9, 4, &o.real);
+        flopspack_stats_destroy(stats);
+        return s;
+      });
+  add("StatsCostWithoutModel", "every statistics query taking a weighting",
+      "cost weighting on statistics built without a model", FLOPSPACK_INVALID_ARGUMENT,
+      "without a cost model", [](Outs& o) {
+        flopspack_stats* stats = nullptr;
+        flopspack_stats_create(kThree, 3, nullptr, &stats);
+        const flopspack_status s =
+            flopspack_stats_cdf(stats, FLOPSPACK_STATS_WEIGHT_COST, 4, &o.real);
+        flopspack_stats_destroy(stats);
+        return s;
+      });
+  add("StatsZeroDraws", "`flopspack_stats_expected_max`", "draws = 0", FLOPSPACK_INVALID_ARGUMENT,
+      "draws = 0", [](Outs& o) {
+        flopspack_stats* stats = nullptr;
+        flopspack_stats_create(kThree, 3, nullptr, &stats);
+        const flopspack_status s = flopspack_stats_expected_max(stats, 0, &o.real);
+        flopspack_stats_destroy(stats);
+        return s;
+      });
+  add("StatsMergeDifferentModels", "`flopspack_stats_merge`",
+      "statistics built with different cost models (or one without)", FLOPSPACK_INVALID_ARGUMENT,
+      "cannot merge statistics", [](Outs& o) {
+        flopspack_stats* a = nullptr;
+        flopspack_stats* b = nullptr;
+        flopspack_stats_create(kThree, 3, nullptr, &a);
+        flopspack_stats_create(kThree, 3, Tokens(), &b);
+        flopspack_stats* merged = reinterpret_cast<flopspack_stats*>(o.plan);
+        const flopspack_status s = flopspack_stats_merge(a, b, &merged);
+        flopspack_stats_destroy(a);
+        flopspack_stats_destroy(b);
+        return merged == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StatsHistogramCountsOverflow", "`flopspack_stats_create_from_histogram`",
+      "counts whose token total overflows int64", FLOPSPACK_OUT_OF_RANGE, "overflows int64",
+      [](Outs& o) {
+        static const int64_t lengths[] = {1 << 20};
+        static const uint64_t counts[] = {uint64_t{1} << 50};
+        flopspack_stats* stats = reinterpret_cast<flopspack_stats*>(o.plan);
+        const flopspack_status s =
+            flopspack_stats_create_from_histogram(lengths, counts, 1, nullptr, &stats);
+        return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StatsHistogramBuffer", "`flopspack_stats_histogram`, `_entries`",
+      "a capacity below the number of bins or entries (nothing written)",
+      FLOPSPACK_BUFFER_TOO_SMALL, "capacity = 2 but the histogram has", [](Outs& o) {
+        flopspack_stats* stats = nullptr;
+        flopspack_stats_create(kThree, 3, nullptr, &stats);
+        const flopspack_status s =
+            flopspack_stats_histogram(stats, nullptr, o.bounds, o.doubles, 2, &o.size);
+        flopspack_stats_destroy(stats);
+        return s;
+      });
+  add("StatsCallbackFails", "`flopspack_stats_create`, `_create_from_histogram`",
+      "the custom cost model fails", FLOPSPACK_CALLBACK_FAILED, "custom cost callback returned 42",
+      [](Outs& o) {
+        Countdown c{0};
+        flopspack_cost_model* model = FailingModel(&c);
+        flopspack_stats* stats = reinterpret_cast<flopspack_stats*>(o.plan);
+        const flopspack_status s = flopspack_stats_create(kThree, 3, model, &stats);
+        flopspack_cost_model_destroy(model);
+        return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
+      });
+
+  // ---- The straggler emulator.
+  add("SimulateEmpty", "`flopspack_simulate`, `_sweep`", "no documents (n = 0)",
+      FLOPSPACK_INVALID_ARGUMENT, "lengths is empty", [](Outs& o) {
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 0, Tokens(), nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateZeroRanks", "`flopspack_simulate`", "num_ranks = 0 (or another option out of range)",
+      FLOPSPACK_INVALID_ARGUMENT, "num_ranks = 0", [](Outs& o) {
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.num_ranks = 0;
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulatePolicy", "`flopspack_simulate`", "an unknown policy", FLOPSPACK_INVALID_ARGUMENT,
+      "policy = 77", [](Outs& o) {
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.policy = 77;
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateNullModel", "`flopspack_simulate`, `_sweep`", "a NULL cost model (required)",
+      FLOPSPACK_INVALID_ARGUMENT, "model must not be NULL", [](Outs& o) {
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, nullptr, nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateCancelled", "`flopspack_simulate`, `_sweep`",
+      "the progress callback returns non-zero", FLOPSPACK_CANCELLED,
+      "cancelled by the progress callback after 1 of", [](Outs& o) {
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.num_ranks = 4;
+        so.tokens_per_microbatch = 8;
+        so.num_steps = 5;
+        so.progress = [](void*, uint64_t, uint64_t) { return 1; };
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateCallbackFails", "`flopspack_simulate`, `_sweep`", "the custom cost model fails",
+      FLOPSPACK_CALLBACK_FAILED, "custom cost callback returned 42", [](Outs& o) {
+        Countdown c{0};
+        flopspack_cost_model* model = FailingModel(&c);
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.num_ranks = 4;
+        so.tokens_per_microbatch = 8;
+        so.num_steps = 2;
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, model, &so, &result);
+        flopspack_cost_model_destroy(model);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateSeriesNotRecorded", "`flopspack_simulate_result_series`",
+      "a series asked for but not recorded (record_steps = 0)", FLOPSPACK_INVALID_ARGUMENT,
+      "record_steps", [](Outs& o) {
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.num_ranks = 2;
+        so.tokens_per_microbatch = 8;
+        so.num_steps = 1;
+        flopspack_simulate_result* result = nullptr;
+        flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        const flopspack_status s = flopspack_simulate_result_series(
+            result, FLOPSPACK_SIM_SERIES_STEP_TIME, o.doubles, 4, &o.size);
+        flopspack_simulate_result_destroy(result);
+        return s;
+      });
   return rows;
 }
 
