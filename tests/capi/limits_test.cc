@@ -50,6 +50,7 @@ TEST(LimitsTest, UnallocatableBucketCountIsOutOfMemory) {
   for (int64_t b : bounds) EXPECT_EQ(b, -1);
 }
 
+#ifndef FLOPSPACK_TEST_SANITIZED
 // Bytes of address space the process maps now (/proc/self/statm).
 rlim_t AddressSpaceInUse() {
   FILE* f = std::fopen("/proc/self/statm", "r");
@@ -76,6 +77,7 @@ int InLimitedChild(rlim_t limit_bytes, flopspack_status (*body)()) {
   if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
   return WEXITSTATUS(status);
 }
+#endif  // FLOPSPACK_TEST_SANITIZED
 
 TEST(LimitsTest, AllocationFailureUnderRlimitIsOutOfMemory) {
 #ifdef FLOPSPACK_TEST_SANITIZED
