@@ -28,11 +28,7 @@ cmake -S . -B build/ci-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOPSPACK_WERROR
   -DFLOPSPACK_BUILD_BENCHMARKS=OFF -DFLOPSPACK_BUILD_EXAMPLES=OFF \
   -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build build/ci-asan -j "$jobs"
-# allocator_may_return_null: an impossible allocation must reach the library
-# as std::bad_alloc (-> FLOPSPACK_OUT_OF_MEMORY, tests/capi/limits_test.cc)
-# instead of ASan aborting the process.
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
-  UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/ci-asan --output-on-failure -j "$jobs" -E 'abi_baseline|exported_symbols'
 
 echo "== ThreadSanitizer: the concurrency tests (suites named *Thread*/*Concurrency*)"
