@@ -48,11 +48,14 @@ absl::Status BudgetError(const BucketSamplerOptions& options, const cost::CostMo
         "break the budget",
         index, length, options.max_padded_tokens));
   }
-  const double one = *model->SequenceCost({&length, 1});
+  // The model is asked again for the message: a callback may fail this time
+  // (it is user code), and its failure is then what the caller gets.
+  const absl::StatusOr<double> one = model->SequenceCost({&length, 1});
+  if (!one.ok()) return one.status();
   return absl::FailedPreconditionError(absl::StrFormat(
       "lengths[%u] = %d costs %g, more than max_batch_cost = %g: even a batch of that one sample "
       "would break the budget",
-      index, length, one, options.max_batch_cost));
+      index, length, *one, options.max_batch_cost));
 }
 
 // Budget-aware bucket prices for OptimalUpperBoundsForPrice: a sample in a

@@ -57,6 +57,19 @@ absl::Status MakePieces(absl::Span<const int64_t> lengths, const PackOptions& op
         "to pack documents longer than a sequence",
         first_long, lengths[first_long], capacity));
   }
+  // Count the pieces before making any: one document of 2^40 tokens split
+  // at capacity 1 must fail here, not after allocating 2^31 pieces.
+  if (options.overflow == Overflow::kSplit) {
+    uint64_t count = 0;
+    for (int64_t length : lengths) {
+      count += static_cast<uint64_t>(length / capacity + (length % capacity != 0 ? 1 : 0));
+      if (count > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "lengths: splitting into pieces of capacity = %d makes more than 2^31 - 1 pieces",
+            capacity));
+      }
+    }
+  }
   pieces.size.reserve(lengths.size());
   pieces.item.reserve(lengths.size());
   for (size_t i = 0; i < lengths.size(); ++i) {

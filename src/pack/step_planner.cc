@@ -188,7 +188,7 @@ absl::Status ValidateStepOptions(const StepOptions& o) {
   }
   if (o.microbatches_per_rank > 0) {
     absl::StatusOr<uint64_t> slots =
-        util::CheckedMultiply("num_ranks x microbatches_per_rank",
+        util::CheckedMultiply("(num_ranks x microbatches_per_rank) x max_tokens_per_microbatch",
                               o.num_ranks * o.microbatches_per_rank, o.max_tokens_per_microbatch);
     if (!slots.ok()) return slots.status();
     if (*slots > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {

@@ -188,7 +188,9 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
   // first, under the per-step limit.
   for (const Doc& d : outliers_) {
     if (d.waited < stream_.max_defer_steps) continue;
-    if (tokens + d.length <= budget) {
+    // An outlier longer than the whole step (possible with M = 0, where the
+    // step grows to hold it) would otherwise wait forever: it goes alone.
+    if (tokens + d.length <= budget || selected.empty()) {
       selected.push_back(d);
       tokens += d.length;
       ++outliers_taken;
@@ -352,20 +354,43 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   step.overflow = static_cast<OverflowPolicy>(overflow);
   step.refine = refine == 1;
   if (absl::Status s = Validate(step, stream); !s.ok()) return Corrupt(s.message());
-  if (next_id < 0 || steps < 0) return Corrupt("negative counter");
+  // Counters far beyond any real run would overflow when incremented.
+  constexpr int64_t kMaxCounter = int64_t{1} << 62;
+  if (next_id < 0 || steps < 0 || next_id > kMaxCounter || steps > kMaxCounter) {
+    return Corrupt("a counter is out of range");
+  }
   auto planner = std::unique_ptr<StreamingStepPlanner>(
       new StreamingStepPlanner(step, stream, std::move(model)));
   planner->next_id_ = next_id;
   planner->steps_ = steps;
   uint64_t count = 0;
+  // Every document must be one Push() could have accepted (a saved state
+  // is never trusted beyond what the planner itself could have produced):
+  // a positive length within the cap unless split, within a step when M >
+  // 0, pending tokens within int64, ids below next_id and ascending in each
+  // queue (both queues are kept in push order), and no outlier waiting
+  // longer than the steps planned so far.
+  auto acceptable = [&](const Doc& d, int64_t& pending) {
+    if (d.length <= 0 || d.id < 0 || d.id >= next_id) return false;
+    if (step.overflow != OverflowPolicy::kSplit && d.length > step.max_tokens_per_microbatch) {
+      return false;
+    }
+    if (step.microbatches_per_rank > 0 && d.length > planner->stream_.tokens_per_step) {
+      return false;
+    }
+    if (d.length > std::numeric_limits<int64_t>::max() - pending) return false;
+    pending += d.length;
+    return true;
+  };
   if (!r.U64(count) || count > r.remaining() / 16) return Corrupt("bad queue length");
   int64_t pending = 0;
   for (uint64_t k = 0; k < count; ++k) {
     Doc d{0, 0, 0};
     r.I64(d.id);
     r.I64(d.length);
-    if (d.length <= 0 || d.id < 0 || d.id >= next_id) return Corrupt("bad queued document");
-    pending += d.length;
+    if (!acceptable(d, pending) || (k > 0 && d.id <= planner->queue_.back().id)) {
+      return Corrupt("bad queued document");
+    }
     planner->queue_.push_back(d);
   }
   if (!r.U64(count) || count > r.remaining() / 24) return Corrupt("bad outlier queue length");
@@ -374,13 +399,22 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
     r.I64(d.id);
     r.I64(d.length);
     r.I64(d.waited);
-    if (d.length <= 0 || d.id < 0 || d.id >= next_id || d.waited < 0) {
+    if (!acceptable(d, pending) || d.waited < 0 || d.waited > steps ||
+        (k > 0 && d.id <= planner->outliers_.back().id)) {
       return Corrupt("bad outlier");
     }
-    pending += d.length;
     planner->outliers_.push_back(d);
   }
   if (r.remaining() != 0) return Corrupt("trailing bytes");
+  // No document in both queues (each is ascending: one merge pass).
+  for (size_t i = 0, j = 0; i < planner->queue_.size() && j < planner->outliers_.size();) {
+    if (planner->queue_[i].id == planner->outliers_[j].id) return Corrupt("duplicate document");
+    if (planner->queue_[i].id < planner->outliers_[j].id) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
   planner->pending_tokens_ = pending;
   return planner;
 }

@@ -1,0 +1,103 @@
+// Reads a flopspack_plan back through the C ABI into plain vectors, and the
+// per-document accounting the "nothing lost" and limits tests check.
+#ifndef FLOPSPACK_TESTS_CAPI_PLAN_READER_H_
+#define FLOPSPACK_TESTS_CAPI_PLAN_READER_H_
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "flopspack/flopspack.h"
+#include "gtest/gtest.h"
+
+namespace flopspack_test {
+
+struct ReadPlan {
+  std::vector<std::vector<int64_t>> items, tokens;
+  std::vector<int64_t> real, computed;
+  std::vector<double> cost;
+  std::vector<int64_t> deferred, dropped;
+  struct flopspack_plan_metrics metrics {};
+};
+
+inline ReadPlan ReadBack(const flopspack_plan* plan) {
+  ReadPlan r;
+  const size_t groups = flopspack_plan_group_count(plan);
+  for (size_t g = 0; g < groups; ++g) {
+    const int64_t* items = nullptr;
+    const int64_t* tokens = nullptr;
+    size_t n = 0;
+    EXPECT_EQ(flopspack_plan_group(plan, g, &items, &tokens, &n), FLOPSPACK_OK);
+    r.items.emplace_back(items, items + n);
+    r.tokens.emplace_back(tokens, tokens + n);
+    int64_t real = 0, computed = 0;
+    double cost = 0;
+    EXPECT_EQ(flopspack_plan_group_info(plan, g, &real, &computed, &cost), FLOPSPACK_OK);
+    r.real.push_back(real);
+    r.computed.push_back(computed);
+    r.cost.push_back(cost);
+  }
+  const int64_t* list = nullptr;
+  size_t n = 0;
+  EXPECT_EQ(flopspack_plan_deferred(plan, &list, &n), FLOPSPACK_OK);
+  r.deferred.assign(list, list + n);
+  EXPECT_EQ(flopspack_plan_dropped(plan, &list, &n), FLOPSPACK_OK);
+  r.dropped.assign(list, list + n);
+  r.metrics.struct_size = sizeof(r.metrics);
+  EXPECT_EQ(flopspack_plan_metrics(plan, &r.metrics), FLOPSPACK_OK);
+  return r;
+}
+
+// Per document (item index < n): tokens placed in groups and the number of
+// groups (pieces) it appears in; false if an item is out of range.
+struct Placement {
+  std::vector<int64_t> tokens, pieces, deferred, dropped;
+};
+
+inline Placement Place(const ReadPlan& r, size_t n) {
+  Placement p;
+  p.tokens.assign(n, 0);
+  p.pieces.assign(n, 0);
+  p.deferred.assign(n, 0);
+  p.dropped.assign(n, 0);
+  for (size_t g = 0; g < r.items.size(); ++g) {
+    for (size_t i = 0; i < r.items[g].size(); ++i) {
+      const int64_t item = r.items[g][i];
+      EXPECT_TRUE(item >= 0 && static_cast<size_t>(item) < n) << "item " << item;
+      if (item < 0 || static_cast<size_t>(item) >= n) continue;
+      p.tokens[item] += r.tokens[g][i];
+      ++p.pieces[item];
+    }
+  }
+  for (int64_t d : r.deferred) {
+    EXPECT_TRUE(d >= 0 && static_cast<size_t>(d) < n) << "deferred " << d;
+    if (d >= 0 && static_cast<size_t>(d) < n) ++p.deferred[d];
+  }
+  for (int64_t d : r.dropped) {
+    EXPECT_TRUE(d >= 0 && static_cast<size_t>(d) < n) << "dropped " << d;
+    if (d >= 0 && static_cast<size_t>(d) < n) ++p.dropped[d];
+  }
+  return p;
+}
+
+// A test-side random source: std::mt19937_64's output is fixed by the
+// standard (distributions are not, so none are used).
+class Random {
+ public:
+  explicit Random(uint64_t seed) : engine_(seed) {}
+  int64_t Uniform(int64_t lo, int64_t hi) {  // inclusive
+    return lo + static_cast<int64_t>(engine_() % static_cast<uint64_t>(hi - lo + 1));
+  }
+  std::vector<int64_t> Lengths(size_t n, int64_t hi) {
+    std::vector<int64_t> v(n);
+    for (int64_t& l : v) l = Uniform(1, hi);
+    return v;
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+}  // namespace flopspack_test
+
+#endif  // FLOPSPACK_TESTS_CAPI_PLAN_READER_H_
