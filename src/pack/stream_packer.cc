@@ -251,7 +251,7 @@ uint64_t StreamPacker::pieces_held() const {
 absl::StatusOr<Plan> StreamPacker::Take() {
   Plan plan;
   std::vector<int64_t> items, tokens;
-  double largest_piece_cost = 0;
+  int64_t longest_piece = 0;
   uint64_t pieces = 0;
   for (const std::vector<Piece>& sequence : ready_) {
     items.clear();
@@ -259,23 +259,26 @@ absl::StatusOr<Plan> StreamPacker::Take() {
     for (const Piece& piece : sequence) {
       items.push_back(piece.document);
       tokens.push_back(piece.tokens);
+      longest_piece = std::max(longest_piece, piece.tokens);
     }
     double cost = 0;
     if (model_ == nullptr) {
       for (int64_t t : tokens) cost += static_cast<double>(t);
-      for (int64_t t : tokens) largest_piece_cost = std::max(largest_piece_cost, double(t));
     } else {
       absl::StatusOr<double> sequence_cost = model_->SequenceCost(tokens);
       if (!sequence_cost.ok()) return sequence_cost.status();
       cost = *sequence_cost;
-      for (int64_t t : tokens) {
-        absl::StatusOr<double> piece_cost = model_->DocumentCost(t);
-        if (!piece_cost.ok()) return piece_cost.status();
-        largest_piece_cost = std::max(largest_piece_cost, *piece_cost);
-      }
     }
     pieces += sequence.size();
     plan.AddGroup(items, tokens, options_.capacity, cost);
+  }
+  // The costliest piece is the longest one (as in Pack: every built-in model
+  // grows with length), so one model call bounds the plan from below.
+  double largest_piece_cost = static_cast<double>(longest_piece);
+  if (model_ != nullptr && longest_piece > 0) {
+    absl::StatusOr<double> piece_cost = model_->DocumentCost(longest_piece);
+    if (!piece_cost.ok()) return piece_cost.status();
+    largest_piece_cost = *piece_cost;
   }
   // Pieces of one document are consecutive within a sequence only by
   // chance, so count distinct documents explicitly.
