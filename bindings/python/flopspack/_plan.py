@@ -100,6 +100,8 @@ class Plan(Handle):
 
     def _group_index(self, h: Any, group: Any) -> int:
         """group as an index in [0, groups); negative counts from the end."""
+        if type(group) is int and 0 <= group <= _validate.SIZE[1]:
+            return group  # the common case, in loops: the library checks the bound
         return _validate.index(group, _capi.flopspack_plan_group_count(h), "group", "groups")
 
     def items(self, group: int) -> np.ndarray:
