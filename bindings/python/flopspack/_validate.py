@@ -65,7 +65,7 @@ def _as_int(value: Any, name: str) -> int:
 
 def integer(value: Any, name: str, bounds: tuple = INT64) -> int:
     """value as a Python int within bounds (one of the constants above)."""
-    result = _as_int(value, name)
+    result = value if type(value) is int else _as_int(value, name)  # fast path first
     lo, hi = bounds
     if not lo <= result <= hi:
         where = _RANGE_TEXT.get(bounds, f"[{lo}, {hi}]")
@@ -122,7 +122,8 @@ def choice(value: Any, cls: Type[E], name: str) -> int:
     """An enum argument: a member of cls, or an int equal to a member's
     value; returns the value (an int32 in C)."""
     if isinstance(value, cls):
-        return int(value.value)
+        # int() of an IntEnum member is its value, faster than .value
+        return int(value) if isinstance(value, int) else value.value
     # Another enum's member is a mistake even if its value happens to exist.
     if not isinstance(value, (bool, np.bool_, enum.Enum)):
         try:
