@@ -9,7 +9,7 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from ._cost import CostModel
 from ._plan import Plan
 from ._planner import SlotOrder, StepAlgorithm, plan_step
@@ -39,6 +39,9 @@ class PlannedEpochs:
         overflow: Overflow = Overflow.ERROR,
         seed: int = 0,
     ) -> None:
+        documents_per_step = _validate.int64(documents_per_step, "documents_per_step")
+        microbatches_per_rank = _validate.uint32(microbatches_per_rank, "microbatches_per_rank")
+        _validate.instance(model, CostModel, "model")
         if documents_per_step < 1:
             raise ValueError(f"documents_per_step = {documents_per_step} must be positive")
         if microbatches_per_rank < 1:
@@ -49,12 +52,14 @@ class PlannedEpochs:
         self.lengths = _arrays.lengths(lengths)
         self.model = model
         self.documents_per_step = int(documents_per_step)
-        self.num_ranks = int(num_ranks)
+        self.num_ranks = _validate.uint32(num_ranks, "num_ranks")
         self.accumulation_steps = int(microbatches_per_rank)
-        self.seed = int(seed)
+        self.seed = _validate.uint64(seed, "seed")
         self._options = dict(
             num_ranks=self.num_ranks,
-            max_tokens_per_microbatch=int(max_tokens_per_microbatch),
+            max_tokens_per_microbatch=_validate.int64(
+                max_tokens_per_microbatch, "max_tokens_per_microbatch"
+            ),
             microbatches_per_rank=self.accumulation_steps,
             algorithm=algorithm,
             ordering=ordering,
@@ -69,6 +74,7 @@ class PlannedEpochs:
 
     def order(self, epoch: int) -> np.ndarray:
         """The documents of an epoch in step order."""
+        epoch = _validate.uint64(epoch, "epoch")
         if self._order_cache[0] != epoch:
             rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([self.seed, epoch])))
             self._order_cache = (epoch, rng.permutation(len(self.lengths)).astype(np.int64))
@@ -76,6 +82,7 @@ class PlannedEpochs:
 
     def step_documents(self, epoch: int, step: int) -> np.ndarray:
         """Dataset indices of the documents of one step."""
+        step = _validate.int64(step, "step")
         if not 0 <= step < self.steps_per_epoch:
             raise IndexError(f"step {step} is out of range: an epoch has {self.steps_per_epoch}")
         b = self.documents_per_step
@@ -89,6 +96,7 @@ class PlannedEpochs:
     def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]:
         """This rank's microbatches of the step, in slot order, as dataset
         indices."""
+        rank = _validate.size(rank, "rank")
         docs = self.step_documents(epoch, step)
         with self.step(epoch, step) as plan:
             mine = sorted((g for g in plan if g.rank == rank), key=lambda g: g.slot)

@@ -7,6 +7,7 @@ from typing import Any, Iterator, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from . import _validate
 from . import capi as _capi
 from ._errors import InvalidArgumentError
 from ._handle import Handle
@@ -85,7 +86,6 @@ class Plan(Handle):
     close()). Iterating yields :class:`Group` values."""
 
     __slots__ = ("_has_slots",)
-    _delete = _capi.flopspack_plan.__swig_destroy__
 
     def __init__(self, handle: Any) -> None:
         super().__init__(handle)
@@ -98,22 +98,32 @@ class Plan(Handle):
     def num_groups(self) -> int:
         return len(self)
 
+    def _group_index(self, h: Any, group: Any) -> int:
+        """group as an index in [0, groups); negative counts from the end."""
+        if type(group) is int and 0 <= group <= _validate.SIZE[1]:
+            return group  # the common case, in loops: the library checks the bound
+        return _validate.index(group, _capi.flopspack_plan_group_count(h), "group", "groups")
+
     def items(self, group: int) -> np.ndarray:
         """Item indices (into the input arrays) of one group."""
-        return _capi.flopspack_swig_plan_group_items(self._handle, group)
+        h = self._handle
+        return _capi.flopspack_swig_plan_group_items(h, self._group_index(h, group))
 
     def tokens(self, group: int) -> np.ndarray:
         """Tokens each item of the group contributes to it."""
-        return _capi.flopspack_swig_plan_group_tokens(self._handle, group)
+        h = self._handle
+        return _capi.flopspack_swig_plan_group_tokens(h, self._group_index(h, group))
 
     def info(self, group: int) -> Tuple[int, int, float]:
         """(real_tokens, computed_tokens, cost) of one group."""
-        return tuple(_capi.flopspack_plan_group_info(self._handle, group))
+        h = self._handle
+        return tuple(_capi.flopspack_plan_group_info(h, self._group_index(h, group)))
 
     def slot(self, group: int) -> Tuple[int, int]:
         """(rank, microbatch) of a group of a plan with ranks; raises
         InvalidArgumentError for plans without ranks."""
-        return tuple(_capi.flopspack_plan_group_slot(self._handle, group))
+        h = self._handle
+        return tuple(_capi.flopspack_plan_group_slot(h, self._group_index(h, group)))
 
     @property
     def has_slots(self) -> bool:
@@ -130,8 +140,7 @@ class Plan(Handle):
 
     def group(self, group: int) -> Group:
         h = self._handle
-        if group < 0:
-            group += len(self)
+        group = self._group_index(h, group)
         real, computed, cost = _capi.flopspack_plan_group_info(h, group)
         rank = slot = None
         if self.has_slots:
