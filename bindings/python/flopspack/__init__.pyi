@@ -161,6 +161,17 @@ class Group(NamedTuple):
     rank: Optional[int]
     slot: Optional[int]
 
+class PlanArrays(NamedTuple):
+    offsets: np.ndarray
+    items: np.ndarray
+    piece_offsets: np.ndarray
+    tokens: np.ndarray
+    ranks: Optional[np.ndarray]
+    slots: Optional[np.ndarray]
+    real_tokens: np.ndarray
+    computed_tokens: np.ndarray
+    costs: np.ndarray
+
 class Plan(_Handle):
     def __len__(self) -> int: ...
     @property
@@ -174,6 +185,7 @@ class Plan(_Handle):
     def group(self, group: int) -> Group: ...
     def __getitem__(self, group: int) -> Group: ...
     def __iter__(self) -> Iterator[Group]: ...
+    def arrays(self, piece_start: Optional[np.ndarray] = ...) -> PlanArrays: ...
     def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]: ...
     @property
     def deferred(self) -> np.ndarray: ...
