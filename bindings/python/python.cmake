@@ -47,9 +47,10 @@ target_compile_options(flopspack_python PRIVATE -w)
 
 file(GLOB _py_files CONFIGURE_DEPENDS ${_py_src}/flopspack/*.py ${_py_src}/flopspack/*.pyi
   ${_py_src}/flopspack/py.typed)
+file(GLOB _py_compat_files CONFIGURE_DEPENDS ${_py_src}/flopspack/compat/*.py)
 set(_py_copies)
-foreach(_f IN LISTS _py_files)
-  get_filename_component(_name ${_f} NAME)
+foreach(_f IN LISTS _py_files _py_compat_files)
+  file(RELATIVE_PATH _name ${_py_src}/flopspack ${_f})
   add_custom_command(OUTPUT ${_py_pkg}/${_name}
     COMMAND ${CMAKE_COMMAND} -E copy_if_different ${_f} ${_py_pkg}/${_name}
     DEPENDS ${_f} VERBATIM)
@@ -80,4 +81,5 @@ if(FLOPSPACK_INSTALL)
   install(TARGETS flopspack_python LIBRARY DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
   install(FILES ${_py_pkg}/capi.py ${_py_files}
     DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
+  install(FILES ${_py_compat_files} DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack/compat)
 endif()
