@@ -7,10 +7,11 @@ What it does, per epoch:
    (seed, epoch) when shuffling (the same in every process of a job, which
    runs one numpy), else dataset order. Empty documents hold no tokens and
    are skipped (counted).
-2. Cuts every document longer than the microbatch cap into chunks of `cap`
-   tokens plus the remainder, in order, so that a document longer than a
-   whole step (20x the cap, say) spreads over several steps; a chunk is a
-   document for the planner.
+2. Cuts every document longer than the microbatch cap (or than
+   tokens_per_step, if smaller) into chunks of that size plus the
+   remainder, in order, so that a document longer than a whole step (20x
+   the cap, say) spreads over several steps; a chunk is a document for the
+   planner.
 3. Pushes the chunks into a fresh :class:`StepPlanner` (overflow SPLIT,
    seed derive_seed(seed, epoch)) and takes plans until nothing is pending:
    documents the planner defers (outliers waiting their turn) come back in
@@ -166,7 +167,9 @@ def plan_epoch(
         raise ValueError(f"dp_rank = {dp_rank}: must be in [0, dp_size = {options.dp_size})")
     cap, m = options.max_tokens_per_microbatch, options.microbatches_per_rank
     order = document_order(lengths.shape[0], options.seed, epoch, options.shuffle)
-    chunk_doc, chunk_start, chunk_len = chunks(lengths, order, cap)
+    chunk_doc, chunk_start, chunk_len = chunks(
+        lengths, order, min(cap, options.tokens_per_step)
+    )
     planner = StepPlanner(
         model,
         num_ranks=options.dp_size,

@@ -168,6 +168,13 @@ def test_drop_last_counts_what_it_drops():
     assert len(missing_docs) == d.dropped_documents > 0
 
 
+def test_a_step_budget_below_the_cap():
+    lengths = np.array([700] * 10 + [5000])
+    samplers = [sampler(lengths, r, 2, tokens_per_step=300) for r in range(2)]
+    assert (samplers[0].epoch_plan().step_tokens <= 300).all()
+    assert (coverage(lengths, samplers) == 1).all()
+
+
 def test_bad_arguments_are_named():
     lengths = corpus(100)
     with pytest.raises(ValueError, match="tokens_per_step = 9000"):
