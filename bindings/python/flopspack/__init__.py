@@ -26,7 +26,7 @@ from ._errors import (
     OutOfRangeError,
 )
 from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
-from ._plan import Group, Plan, PlanMetrics
+from ._plan import Group, Plan, PlanArrays, PlanMetrics
 from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
 from ._simulate import SimPolicy, SimSeries, Simulation, SimulationSummary, Sweep, simulate, simulate_sweep
 from ._stats import Binning, Stats, StatsComparison, StatsSummary, StatsTail, Weighting
@@ -92,6 +92,7 @@ __all__ = [
     "PackAlgorithm",
     "Pending",
     "Plan",
+    "PlanArrays",
     "PlanMetrics",
     "PlannedEpochs",
     "SimPolicy",

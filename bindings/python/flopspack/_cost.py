@@ -133,6 +133,24 @@ class CostModel(Handle):
         return cls(_capi.flopspack_cost_model_transformer(config._to_c()), "transformer")
 
     @classmethod
+    def preset(cls, name: str, **fields: Any) -> "CostModel":
+        """:meth:`transformer` of a named shape (the CLI's --model presets,
+        e.g. "llama3-8b"); keywords override TransformerConfig fields."""
+        from ._model_shapes import preset_config
+
+        return cls.transformer(preset_config(name), **fields)
+
+    @classmethod
+    def from_hf_config(cls, path_or_dict: Any, **fields: Any) -> "CostModel":
+        """:meth:`transformer` of a Hugging Face config.json (path, model
+        directory or dict; rules in docs/cost-models.md); keywords override
+        TransformerConfig fields (gated_mlp for an unknown model_type)."""
+        from ._model_shapes import hf_config
+
+        gated = fields.pop("gated_mlp", None)
+        return cls.transformer(hf_config(path_or_dict, gated_mlp=gated), **fields)
+
+    @classmethod
     def fit(
         cls,
         samples: Sequence[Sequence[int]],
