@@ -422,6 +422,21 @@ std::vector<Row> Rows() {
         p.overflow = FLOPSPACK_OVERFLOW_SPLIT;
         return flopspack_pack(&p, huge, 1, &o.plan);
       });
+  add("PackCostSumOverflow", "`flopspack_pack`",
+      "finite sequence costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "sequence cost: the sum of costs overflows a double", [](Outs& o) {
+        static const int64_t full[] = {8, 8, 8};
+        flopspack_pack_options p = Pack(8);
+        p.cost_model = Huge();
+        return flopspack_pack(&p, full, 3, &o.plan);
+      });
+  add("PackComputedTokensOverflow", "`flopspack_pack`",
+      "sequences x capacity (computed tokens) over int64", FLOPSPACK_OUT_OF_RANGE,
+      "3 sequences of it compute more than int64 tokens", [](Outs& o) {
+        static const int64_t third[] = {kInt64Max / 3, kInt64Max / 3, kInt64Max / 3};
+        flopspack_pack_options p = Pack(kInt64Max / 3 * 2 - 1);
+        return flopspack_pack(&p, third, 3, &o.plan);
+      });
   add("PackCallbackFails", "`flopspack_pack`", "the options' custom cost model fails",
       FLOPSPACK_CALLBACK_FAILED, "custom cost callback returned 42", [](Outs& o) {
         Countdown c{0};
@@ -482,6 +497,13 @@ std::vector<Row> Rows() {
       FLOPSPACK_OUT_OF_RANGE, "tokens: the sum overflows int64 at index 1", [](Outs& o) {
         flopspack_balance_options b = Balance(2);
         return flopspack_balance(&b, kCosts, kBigTokens, 3, &o.plan);
+      });
+  add("BalanceCostSumOverflow", "`flopspack_balance`",
+      "finite costs whose sum overflows a double (three of 1e308)", FLOPSPACK_OUT_OF_RANGE,
+      "costs: the sum of costs overflows a double at index 1", [](Outs& o) {
+        static const double huge[] = {1e308, 1e308, 1e308};
+        flopspack_balance_options b = Balance(1);
+        return flopspack_balance(&b, huge, nullptr, 3, &o.plan);
       });
   add("BalanceCapWithoutTokens", "`flopspack_balance`", "a token cap but no tokens",
       FLOPSPACK_INVALID_ARGUMENT, "needs tokens, but none were given", [](Outs& o) {
@@ -884,6 +906,45 @@ std::vector<Row> Rows() {
         flopspack_stream_packer_totals(packer, &t);
         flopspack_stream_packer_destroy(packer);
         return t.documents_pushed == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StreamPushTruncatedOverflow", "`flopspack_stream_packer_push`",
+      "TRUNCATE: truncated tokens whose count overflows int64 (nothing pushed)",
+      FLOPSPACK_OUT_OF_RANGE, "the truncated-token count would overflow int64", [](Outs&) {
+        flopspack_stream_packer* packer = NewPacker(FLOPSPACK_OVERFLOW_TRUNCATE);
+        static const int64_t lengths[] = {kInt64Max, kInt64Max};
+        const flopspack_status s = flopspack_stream_packer_push(packer, lengths, 2);
+        flopspack_stream_totals t;
+        t.struct_size = sizeof(t);
+        flopspack_stream_packer_totals(packer, &t);
+        flopspack_stream_packer_destroy(packer);
+        return t.documents_pushed == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StreamPushTooManyPieces", "`flopspack_stream_packer_push`",
+      "SPLIT: more than 2^24 pieces in the pending chunk (nothing pushed)", FLOPSPACK_OUT_OF_RANGE,
+      "lengths[0] = 1099511627776: split at capacity 100", [](Outs&) {
+        flopspack_stream_packer* packer = NewPacker(FLOPSPACK_OVERFLOW_SPLIT);
+        static const int64_t lengths[] = {int64_t{1} << 40};
+        const flopspack_status s = flopspack_stream_packer_push(packer, lengths, 1);
+        flopspack_stream_totals t;
+        t.struct_size = sizeof(t);
+        flopspack_stream_packer_totals(packer, &t);
+        flopspack_stream_packer_destroy(packer);
+        return t.documents_pushed == 0 && t.pieces_held == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StreamTakeCostSumOverflow", "`flopspack_stream_packer_take`",
+      "finite sequence costs whose sum overflows a double (the sequences stay ready)",
+      FLOPSPACK_OUT_OF_RANGE, "sequence cost: the sum of costs overflows a double", [](Outs& o) {
+        flopspack_stream_options so = Stream(100);
+        flopspack_stream_packer* packer = nullptr;
+        flopspack_stream_packer_create(&so, Huge(), &packer);
+        static const int64_t full[] = {100, 100, 100};
+        flopspack_stream_packer_push(packer, full, 3);
+        flopspack_stream_packer_flush(packer);
+        const flopspack_status s = flopspack_stream_packer_take(packer, &o.plan);
+        size_t ready = 0;
+        flopspack_stream_packer_ready(packer, &ready);
+        flopspack_stream_packer_destroy(packer);
+        return ready == 3 ? s : FLOPSPACK_INTERNAL;
       });
   add("StreamSaveBufferTooSmall", "`flopspack_stream_packer_save`",
       "a buffer smaller than the state", FLOPSPACK_BUFFER_TOO_SMALL, "", [](Outs& o) {
