@@ -30,6 +30,8 @@ from typing import Any, Dict, Iterator, List, Optional
 import torch.distributed
 import torch.utils.data
 
+from ._torch_calibrate import CalibrationReport, calibrate  # noqa: F401  (docs/cost-models.md)
+
 
 class FlopspackBatchSampler(torch.utils.data.Sampler):
     """Yields lists of dataset indices: for each optimizer step of the epoch,
