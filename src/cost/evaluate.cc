@@ -66,30 +66,43 @@ absl::StatusOr<PredictionQuality> EvaluateModel(const CostModel& model,
     q.offset = options.offset;
   }
 
+  // Predictions, each finite (an overflowing scale·cost is an input error).
+  std::vector<double> predicted(n);
+  double largest = 0;
+  for (size_t i = 0; i < n; ++i) {
+    predicted[i] = q.scale * cost[i] + q.offset;
+    if (!std::isfinite(predicted[i])) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "evaluate: the prediction of sample %u overflows (scale %g x cost %g + offset %g)", i,
+          q.scale, cost[i], q.offset));
+    }
+    largest = std::max({largest, predicted[i], seconds[i]});
+  }
+  // Sums of squares in units of the largest value, so that no square or sum
+  // overflows; R² is a ratio and the RMS is scaled back.
   double mean = 0;
-  for (double y : seconds) mean += y;
+  for (double y : seconds) mean += y / largest;
   mean /= static_cast<double>(n);
-  double ss_res = 0, ss_tot = 0, relative_sum = 0;
+  double ss_res = 0, ss_tot = 0, relative_mean = 0;
   std::vector<double> relative(n);
   for (size_t i = 0; i < n; ++i) {
-    const double predicted = q.scale * cost[i] + q.offset;
-    const double residual = seconds[i] - predicted;
-    ss_res += residual * residual;
-    ss_tot += (seconds[i] - mean) * (seconds[i] - mean);
-    relative[i] = std::fabs(residual) / seconds[i];
-    relative_sum += relative[i];
+    const double residual = seconds[i] - predicted[i];  // both in [0, largest]
+    ss_res += (residual / largest) * (residual / largest);
+    ss_tot += (seconds[i] / largest - mean) * (seconds[i] / largest - mean);
+    relative[i] = std::fabs(residual) / seconds[i];  // may overflow to inf: a true inf
+    relative_mean += relative[i] / static_cast<double>(n);
   }
   if (ss_tot > 0) {
     q.r_squared = 1 - ss_res / ss_tot;
   } else {
     q.r_squared = ss_res == 0 ? 1.0 : 0.0;
   }
-  q.rms_residual = std::sqrt(ss_res / static_cast<double>(n));
-  q.mean_relative_error = relative_sum / static_cast<double>(n);
+  q.rms_residual = largest * std::sqrt(ss_res / static_cast<double>(n));
+  q.mean_relative_error = relative_mean;
   std::sort(relative.begin(), relative.end());
   q.max_relative_error = relative.back();
   q.median_relative_error =
-      n % 2 == 1 ? relative[n / 2] : 0.5 * (relative[n / 2 - 1] + relative[n / 2]);
+      n % 2 == 1 ? relative[n / 2] : relative[n / 2 - 1] / 2 + relative[n / 2] / 2;
   return q;
 }
 

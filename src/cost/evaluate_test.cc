@@ -207,6 +207,37 @@ TEST(EvaluateTest, RejectsBadInput) {
   EXPECT_NE(q.status().message().find("sample 1 is empty"), absl::string_view::npos);
 }
 
+TEST(EvaluateTest, HugeValuesGiveFiguresOrAnErrorNeverNaN) {
+  // Times and costs near the top of the double range: the sums of squares
+  // are taken in units of the largest value, so nothing overflows to NaN.
+  auto tokens = PolynomialModel::Tokens();
+  Samples s;
+  s.Add({1}, 1e308);
+  s.Add({2}, 1.5e308);
+  s.Add({3}, 1.7e308);
+  EvaluateOptions options;
+  options.scale = 5e307;
+  auto q = Evaluate(*tokens, s, options);
+  ASSERT_TRUE(q.ok()) << q.status();
+  // Predictions 5e307, 1e308, 1.5e308: residuals 5e307, 5e307, 2e307.
+  EXPECT_NEAR(q->rms_residual / std::sqrt((25 + 25 + 4) / 3.0) / 1e307, 1, 1e-12);
+  EXPECT_TRUE(std::isfinite(q->r_squared));
+  EXPECT_NEAR(q->max_relative_error, 0.5, 1e-12);
+  options.scale = 1e308;  // 2e308 overflows
+  q = Evaluate(*tokens, s, options);
+  EXPECT_NE(q.status().message().find("the prediction of sample 1 overflows"),
+            absl::string_view::npos);
+  // A relative error that overflows is infinite, not NaN.
+  Samples tiny;
+  tiny.Add({1}, 1e-300);
+  tiny.Add({2}, 1e-300);
+  options.scale = 1e10;
+  q = Evaluate(*tokens, tiny, options);
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(std::isinf(q->max_relative_error) && std::isinf(q->median_relative_error) &&
+              std::isinf(q->mean_relative_error));
+}
+
 TEST(EvaluateTest, FailingModelFailsTheCall) {
   CustomModel failing([](absl::Span<const int64_t>) -> absl::StatusOr<double> {
     return absl::AbortedError("callback failed");

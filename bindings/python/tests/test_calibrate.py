@@ -1,6 +1,7 @@
 """Calibration: flopspack.torch.calibrate on a real (tiny) module on CPU,
 calibrate_from_samples on synthetic samples of known coefficients,
 prediction_quality against closed forms, and the bad inputs."""
+import ctypes
 import math
 import os
 import time
@@ -81,9 +82,25 @@ def one_thread():
     torch.set_num_threads(threads)
 
 
+def keep_freed_memory():
+    """glibc hands large blocks (a tensor of a few hundred KB) back to the
+    OS when freed, so every run page-faults its activations in again; under
+    memory contention on a shared machine that kernel time was most of the
+    timing noise (median spread of repeats 0.54 -> 0.08-0.33, held-out error
+    of the fit 8-20% -> 3%). Raising the thresholds keeps the memory in the
+    process, as a long-running trainer's steady state does."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return  # not glibc: nothing to tune
+    libc.mallopt(-3, 1 << 30)  # M_MMAP_THRESHOLD
+    libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+
+
 def test_calibration_on_a_tiny_decoder_finds_attention_and_beats_tokens(one_thread, tmp_path):
     # This thread's CPU time: other jobs on a shared 2-core machine do not
     # lengthen it, so the comparison holds under load (torch on one thread).
+    keep_freed_memory()
     torch.manual_seed(0)
     module = TinyDecoder()
     model, report = calibrate(module, max_tokens=512, samples=36, repeats=3, progress=False,
@@ -94,7 +111,8 @@ def test_calibration_on_a_tiny_decoder_finds_attention_and_beats_tokens(one_thre
     fitted, flops, tokens = (report.row(n) for n in ("fitted", "flops", "tokens"))
     assert [r.model for r in report.quality] == ["fitted", "flops", "tokens"]
     assert fitted.held_out.num_samples == 9 and fitted.train.num_samples == 27
-    # Measured here: fitted ~6-16% mean relative error held out, tokens 18-33%.
+    # Measured on the shared build machine: fitted 3-4% mean relative error
+    # held out, tokens 19-22% (docs/cost-models.md).
     assert fitted.held_out.mean_relative_error < 0.8 * tokens.held_out.mean_relative_error, str(report)
     assert fitted.held_out.r_squared > tokens.held_out.r_squared, str(report)
     assert fitted.train.scale == 1 and fitted.train.offset == 0
