@@ -25,7 +25,7 @@ from ._model_file import (
     _dumps,
     _write_text,
 )
-from ._quality import PredictionQuality, prediction_quality
+from ._quality import prediction_quality
 
 #: Shortest document a composition holds (or max_tokens, when smaller):
 #: shorter ones add nothing a 16-token document does not already show.

@@ -14,7 +14,6 @@ the loss is backpropagated, or else the sum of what came back.
 from __future__ import annotations
 
 import datetime
-import math
 import statistics
 import sys
 import time
