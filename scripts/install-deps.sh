@@ -8,7 +8,8 @@ PACKAGES="build-essential cmake ninja-build pkg-config git
   python3 python3-dev python3-numpy python3-pytest python3-torch
   python3-matplotlib fonts-dejavu-core chromium
   python3-dask python3-distributed
-  python3-mesonpy python3-venv python3-pip"
+  python3-mesonpy python3-venv python3-pip
+  librust-serde-json-dev"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

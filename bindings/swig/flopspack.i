@@ -80,6 +80,8 @@ FLOPSPACK_WRAP(flopspack_cost_model_sequence_overhead)
 FLOPSPACK_WRAP(flopspack_cost_model_is_additive)
 FLOPSPACK_WRAP(flopspack_swig_cost_model_fit)
 FLOPSPACK_WRAP(flopspack_swig_cost_model_document_costs)
+FLOPSPACK_WRAP(flopspack_cost_model_coefficients)
+FLOPSPACK_WRAP(flopspack_swig_cost_model_evaluate)
 /* plans */
 FLOPSPACK_WRAP(flopspack_plan_group_count)
 FLOPSPACK_WRAP(flopspack_plan_group_info)
@@ -150,7 +152,7 @@ FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
 /* Deliberately not wrapped: flopspack_last_error_message (read by the status
  * typemap inside each call), flopspack_*_destroy (called by the handle
  * destructors), flopspack_cost_model_custom (a per-language trampoline),
- * flopspack_cost_model_fit / _document_costs / flopspack_plan_group /
+ * flopspack_cost_model_fit / _evaluate / _document_costs / flopspack_plan_group /
  * _deferred / _dropped / flopspack_plan_metrics (array sizes implied, or the
  * struct/function name clash: see the helpers), flopspack_stream_packer_save /
  * _restore and flopspack_step_planner_save / _restore (void* buffers),
@@ -204,6 +206,8 @@ typedef struct flopspack_plan_metrics flopspack_plan_metrics_data;
 %}
 FLOPSPACK_OUTPUT_STRUCT(flopspack_plan_metrics_data, flopspack_plan_metrics_data)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_fit_report, flopspack_fit_report)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_polynomial_coefficients, flopspack_polynomial_coefficients)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_prediction_quality, flopspack_prediction_quality)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stream_totals, flopspack_stream_totals)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_summary, flopspack_stats_summary)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_tail, flopspack_stats_tail)
@@ -240,6 +244,7 @@ FLOPSPACK_WRAP(flopspack_stats_comparison::quantile_b_at)
 %enddef
 FLOPSPACK_OPTIONS_STRUCT(flopspack_transformer_config, flopspack_transformer_config_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_fit_options, flopspack_fit_options_init)
+FLOPSPACK_OPTIONS_STRUCT(flopspack_evaluate_options, flopspack_evaluate_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_stream_options, flopspack_stream_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_bucket_sampler_options, flopspack_bucket_sampler_options_init)
 FLOPSPACK_OPTIONS_STRUCT(flopspack_pack_options, flopspack_pack_options_init)
@@ -259,7 +264,8 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 %apply SWIGTYPE* OUT_STRUCT {
   flopspack_plan_metrics_data* out, flopspack_fit_report* report, flopspack_stream_totals* out,
   flopspack_stats_summary* out, flopspack_stats_tail* out, flopspack_stats_comparison* out,
-  flopspack_simulate_summary* out
+  flopspack_simulate_summary* out, flopspack_polynomial_coefficients* out,
+  flopspack_prediction_quality* out
 };
 
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
@@ -320,13 +326,10 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 
 /* ---- Helpers whose sizes the binding can check. ---- */
 %inline %{
-/* flopspack_cost_model_fit with every array's length explicit. */
-flopspack_status flopspack_swig_cost_model_fit(const flopspack_fit_options* options,
-                                               const int64_t* document_lengths,
-                                               size_t num_lengths, const size_t* sample_offsets,
-                                               size_t num_offsets, const double* seconds,
-                                               size_t num_samples, flopspack_fit_report* report,
-                                               flopspack_cost_model** out) {
+/* The sizes of the samples of flopspack_cost_model_fit / _evaluate. */
+static flopspack_status flopspack_swig_check_samples(size_t num_lengths,
+                                                     const size_t* sample_offsets,
+                                                     size_t num_offsets, size_t num_samples) {
   if (num_offsets != num_samples + 1) {
     return flopspack_swig_fail(
         FLOPSPACK_INVALID_ARGUMENT,
@@ -340,8 +343,34 @@ flopspack_status flopspack_swig_cost_model_fit(const flopspack_fit_options* opti
                                    " must equal the number of document_lengths (" +
                                    std::to_string(num_lengths) + ")");
   }
+  return FLOPSPACK_OK;
+}
+
+/* flopspack_cost_model_fit with every array's length explicit. */
+flopspack_status flopspack_swig_cost_model_fit(const flopspack_fit_options* options,
+                                               const int64_t* document_lengths,
+                                               size_t num_lengths, const size_t* sample_offsets,
+                                               size_t num_offsets, const double* seconds,
+                                               size_t num_samples, flopspack_fit_report* report,
+                                               flopspack_cost_model** out) {
+  flopspack_status s =
+      flopspack_swig_check_samples(num_lengths, sample_offsets, num_offsets, num_samples);
+  if (s != FLOPSPACK_OK) return s;
   return flopspack_cost_model_fit(options, document_lengths, sample_offsets, seconds,
                                   num_samples, report, out);
+}
+
+/* flopspack_cost_model_evaluate with every array's length explicit. */
+flopspack_status flopspack_swig_cost_model_evaluate(
+    const flopspack_cost_model* model, const flopspack_evaluate_options* options,
+    const int64_t* document_lengths, size_t num_lengths, const size_t* sample_offsets,
+    size_t num_offsets, const double* seconds, size_t num_samples,
+    flopspack_prediction_quality* out) {
+  flopspack_status s =
+      flopspack_swig_check_samples(num_lengths, sample_offsets, num_offsets, num_samples);
+  if (s != FLOPSPACK_OK) return s;
+  return flopspack_cost_model_evaluate(model, options, document_lengths, sample_offsets, seconds,
+                                       num_samples, out);
 }
 
 /* flopspack_cost_model_document_costs into a caller array of checked size. */

@@ -1051,6 +1051,66 @@ FLOPSPACK_API flopspack_status flopspack_stream_packer_restore(const void* bytes
 
 FLOPSPACK_API void flopspack_stream_packer_destroy(flopspack_stream_packer* packer);
 
+/* ------------------------------------------------------------------------
+ * Cost models, continued: coefficients and prediction quality.
+ *
+ * A fitted or polynomial model is four numbers; a cost-model file
+ * (docs/cost-models.md) stores them, and flopspack_cost_model_polynomial
+ * makes the model again from them. flopspack_cost_model_evaluate says how
+ * well any model predicts measured times: on the samples it was fitted to,
+ * or on held-out ones.
+ * ---------------------------------------------------------------------- */
+
+/* The four coefficients of a polynomial-form model. Output struct: set
+ * struct_size, the library fills as many fields as it and the caller both
+ * know. */
+typedef struct flopspack_polynomial_coefficients {
+  uint32_t struct_size;
+  double per_sequence, per_document, linear, quadratic;
+} flopspack_polynomial_coefficients;
+
+/* The coefficients of a model made by flopspack_cost_model_tokens (0, 0, 1,
+ * 0), _polynomial or _fit, exactly as they were given or fitted. A
+ * transformer or custom model has no such form: FLOPSPACK_INVALID_ARGUMENT. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_coefficients(
+    const flopspack_cost_model* model, flopspack_polynomial_coefficients* out);
+
+typedef struct flopspack_evaluate_options {
+  uint32_t struct_size;
+  /* 1 = first fit prediction = scale * cost + offset to these samples by
+   * least squares with scale, offset >= 0 (needs 2 samples): how well the
+   * model ranks and spaces the samples in whatever unit it counts (FLOPs,
+   * tokens). 0 (default) = use scale and offset below. */
+  int32_t fit_scale;
+  double scale;  /* default 1: the model's unit is seconds (a fitted model) */
+  double offset; /* default 0 */
+} flopspack_evaluate_options;
+
+FLOPSPACK_API void flopspack_evaluate_options_init(flopspack_evaluate_options* options);
+
+/* How well a model predicted measured times. Output struct: set struct_size
+ * first. */
+typedef struct flopspack_prediction_quality {
+  uint32_t struct_size;
+  double scale, offset;         /* prediction = scale * sequence_cost + offset */
+  double r_squared;             /* 1 - SS_res / SS_tot on these samples (may be < 0 held out) */
+  double rms_residual;          /* sqrt(SS_res / samples), in the unit of seconds[] */
+  double mean_relative_error;   /* mean of |prediction - seconds| / seconds */
+  double median_relative_error; /* their median (mean of the middle two if even) */
+  double max_relative_error;
+  uint64_t num_samples;
+} flopspack_prediction_quality;
+
+/* Predicts each sample (the layout of flopspack_cost_model_fit) with the
+ * model and compares with seconds[], every one finite and > 0. Needs at
+ * least one sample (two with fit_scale). options may be NULL (defaults). A
+ * custom model whose callback fails fails the call with
+ * FLOPSPACK_CALLBACK_FAILED. */
+FLOPSPACK_API flopspack_status flopspack_cost_model_evaluate(
+    const flopspack_cost_model* model, const flopspack_evaluate_options* options,
+    const int64_t* document_lengths, const size_t* sample_offsets, const double* seconds,
+    size_t num_samples, flopspack_prediction_quality* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -6,6 +6,7 @@
 #include "capi/capi_util.h"
 #include "capi/handles.h"
 #include "cost/custom.h"
+#include "cost/evaluate.h"
 #include "cost/fit.h"
 #include "cost/polynomial.h"
 #include "cost/transformer.h"
@@ -240,5 +241,89 @@ flopspack_status flopspack_cost_model_is_additive(const flopspack_cost_model* mo
 }
 
 void flopspack_cost_model_destroy(flopspack_cost_model* model) { delete model; }
+
+flopspack_status flopspack_cost_model_coefficients(const flopspack_cost_model* model,
+                                                   flopspack_polynomial_coefficients* out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    const auto* polynomial =
+        dynamic_cast<const flopspack::cost::PolynomialModel*>(model->model.get());
+    if (polynomial == nullptr) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                      "model: only a tokens, polynomial or fitted model has polynomial "
+                      "coefficients (a transformer or custom model has none)");
+    }
+    const flopspack::cost::PolynomialCoefficients& c = polynomial->coefficients();
+    flopspack_polynomial_coefficients full{};
+    full.struct_size = sizeof(full);
+    full.per_sequence = c.per_sequence;
+    full.per_document = c.per_document;
+    full.linear = c.linear;
+    full.quadratic = c.quadratic;
+    return WriteOutput(full, out, "flopspack_polynomial_coefficients");
+  });
+}
+
+void flopspack_evaluate_options_init(flopspack_evaluate_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_evaluate_options{};
+  options->struct_size = sizeof(flopspack_evaluate_options);
+  options->fit_scale = 0;
+  options->scale = 1;
+  options->offset = 0;
+}
+
+flopspack_status flopspack_cost_model_evaluate(const flopspack_cost_model* model,
+                                               const flopspack_evaluate_options* options,
+                                               const int64_t* document_lengths,
+                                               const size_t* sample_offsets, const double* seconds,
+                                               size_t num_samples,
+                                               flopspack_prediction_quality* out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    if (flopspack_status s = RequireNonNull(sample_offsets, "sample_offsets")) return s;
+    if (flopspack_status s = RequireArray(seconds, num_samples, sizeof(double), "seconds")) {
+      return s;
+    }
+    if (num_samples == SIZE_MAX) {
+      return SetError(FLOPSPACK_OUT_OF_RANGE, "num_samples overflows");
+    }
+    flopspack_evaluate_options o;
+    flopspack_evaluate_options_init(&o);
+    if (flopspack_status s = ReadOptions(options, &o, "flopspack_evaluate_options")) return s;
+    if (o.fit_scale != 0 && o.fit_scale != 1) {
+      return SetError(
+          FLOPSPACK_INVALID_ARGUMENT,
+          absl::StrFormat("evaluate options: fit_scale = %d must be 0 or 1", o.fit_scale));
+    }
+    const size_t num_lengths = sample_offsets[num_samples];
+    if (flopspack_status s =
+            RequireArray(document_lengths, num_lengths, sizeof(int64_t), "document_lengths")) {
+      return s;
+    }
+    flopspack::cost::EvaluateOptions core;
+    core.fit_scale = o.fit_scale == 1;
+    core.scale = o.scale;
+    core.offset = o.offset;
+    auto quality = flopspack::cost::EvaluateModel(
+        *model->model, absl::MakeConstSpan(document_lengths, num_lengths),
+        absl::MakeConstSpan(sample_offsets, num_samples + 1),
+        absl::MakeConstSpan(seconds, num_samples), core);
+    if (!quality.ok()) return FromStatus(quality.status());
+    flopspack_prediction_quality full{};
+    full.struct_size = sizeof(full);
+    full.scale = quality->scale;
+    full.offset = quality->offset;
+    full.r_squared = quality->r_squared;
+    full.rms_residual = quality->rms_residual;
+    full.mean_relative_error = quality->mean_relative_error;
+    full.median_relative_error = quality->median_relative_error;
+    full.max_relative_error = quality->max_relative_error;
+    full.num_samples = quality->num_samples;
+    return WriteOutput(full, out, "flopspack_prediction_quality");
+  });
+}
 
 }  // extern "C"

@@ -2,12 +2,11 @@
 //
 // Model: seconds ≈ s·[sequence non-empty] + c0·docs + c1·Σl + c2·Σl², with
 // every coefficient ≥ 0 (a negative per-token cost would make the balancers
-// prefer longer work). Solved exactly as non-negative least squares: the NNLS
-// optimum is the unconstrained least-squares solution on its support
-// (Lawson & Hanson, "Solving Least Squares Problems", 1974, ch. 23), and with
-// at most four terms every support can be tried — 16 small QR solves on
-// column-scaled data, O(16·n) time. Ties (collinear terms) go to the smaller
-// support, then to the earlier one in term order.
+// prefer longer work). Solved exactly as non-negative least squares over the
+// chosen terms (cost/nnls.h: every support tried, 16 small QR solves on
+// column-scaled data, O(16·n) time). Ties (collinear terms) go to the smaller
+// support, then to the earlier one in term order. The samples are validated
+// by cost/samples.h.
 #ifndef FLOPSPACK_COST_FIT_H_
 #define FLOPSPACK_COST_FIT_H_
 

@@ -102,6 +102,11 @@ TEST(FitTest, RejectsBadInput) {
   EXPECT_FALSE(FitPolynomial(bad_lengths, offsets, seconds, kFitLinear).ok());
   std::vector<size_t> empty_sample = {0, 0, 2};
   EXPECT_FALSE(FitPolynomial(lengths, empty_sample, seconds, kFitLinear).ok());
+  // An offset in the middle beyond the end: rejected before any length is
+  // read (this used to read past the lengths).
+  std::vector<size_t> past_end = {0, 1000, 2};
+  auto fit = FitPolynomial(lengths, past_end, seconds, kFitLinear);
+  EXPECT_NE(fit.status().message().find("sample 1 is empty"), absl::string_view::npos);
 }
 
 }  // namespace

@@ -364,6 +364,48 @@ std::vector<Row> Rows() {
         static const double seconds[] = {1, 2, 3, 4, 5};
         return flopspack_cost_model_fit(nullptr, docs, offsets, seconds, 5, nullptr, &o.model);
       });
+  add("CoefficientsNotPolynomial", "`flopspack_cost_model_coefficients`",
+      "a transformer or custom model", FLOPSPACK_INVALID_ARGUMENT,
+      "only a tokens, polynomial or fitted model has polynomial coefficients", [](Outs& o) {
+        flopspack_transformer_config c = Transformer();
+        flopspack_cost_model* model = nullptr;
+        flopspack_cost_model_transformer(&c, &model);
+        flopspack_polynomial_coefficients out;
+        std::memset(&out, 0xAB, sizeof(out));
+        out.struct_size = sizeof(out);
+        const flopspack_polynomial_coefficients before = out;
+        const flopspack_status s = flopspack_cost_model_coefficients(model, &out);
+        flopspack_cost_model_destroy(model);
+        if (std::memcmp(&before, &out, sizeof(out)) != 0) o.real = 0;  // touched
+        return s;
+      });
+  add("EvaluateNoSamples", "`flopspack_cost_model_evaluate`", "no samples (two with fit_scale)",
+      FLOPSPACK_INVALID_ARGUMENT, "0 samples are too few", [](Outs& o) {
+        static const size_t offsets[] = {0};
+        flopspack_prediction_quality out;
+        std::memset(&out, 0xAB, sizeof(out));
+        out.struct_size = sizeof(out);
+        const flopspack_prediction_quality before = out;
+        const flopspack_status s =
+            flopspack_cost_model_evaluate(Tokens(), nullptr, nullptr, offsets, nullptr, 0, &out);
+        if (std::memcmp(&before, &out, sizeof(out)) != 0) o.real = 0;  // touched
+        return s;
+      });
+  add("EvaluateZeroTime", "`flopspack_cost_model_evaluate`",
+      "a zero time (relative errors divide by it); NaN, infinite and negative ones as for fit",
+      FLOPSPACK_INVALID_ARGUMENT, "seconds[1] = 0: evaluate needs every measured time > 0",
+      [](Outs& o) {
+        static const size_t offsets[] = {0, 1, 2, 3};
+        static const double seconds[] = {1, 0, 3};
+        flopspack_prediction_quality out;
+        std::memset(&out, 0xAB, sizeof(out));
+        out.struct_size = sizeof(out);
+        const flopspack_prediction_quality before = out;
+        const flopspack_status s =
+            flopspack_cost_model_evaluate(Tokens(), nullptr, kThree, offsets, seconds, 3, &out);
+        if (std::memcmp(&before, &out, sizeof(out)) != 0) o.real = 0;  // touched
+        return s;
+      });
   add("CallbackFails", "every function that evaluates a custom cost model",
       "the custom callback returns non-zero", FLOPSPACK_CALLBACK_FAILED,
       "custom cost callback returned 42", [](Outs& o) {

@@ -2,7 +2,10 @@
 // (NaN, negative, huge, NULL-with-size-zero). Invariants on success: costs
 // are finite and non-negative, additive models satisfy
 // sequence = overhead + sum of document costs, padded >= sequence of the
-// longest; on failure, out-parameters are untouched.
+// longest; a model's coefficients, when it has them, reproduce its costs;
+// the prediction quality of fuzzed samples is within its bounds (R² <= 1,
+// 0 <= median <= max relative error, the map given or non-negative); on
+// failure, out-parameters are untouched.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -91,6 +94,78 @@ flopspack_cost_model* MakeModel(FuzzedDataProvider& in) {
   return model;
 }
 
+// flopspack_cost_model_coefficients: exact for polynomial-form models (the
+// polynomial of the coefficients gives the model's cost), untouched output
+// for the others.
+void CheckCoefficients(const flopspack_cost_model* model, const std::vector<int64_t>& lengths,
+                       double sequence) {
+  flopspack_polynomial_coefficients c;
+  std::memset(&c, 0x5A, sizeof(c));
+  c.struct_size = sizeof(c);
+  const flopspack_polynomial_coefficients before = c;
+  if (flopspack_cost_model_coefficients(model, &c) != FLOPSPACK_OK) {
+    Require(std::memcmp(&c, &before, sizeof(c)) == 0, "coefficients untouched on failure");
+    return;
+  }
+  Require(c.per_sequence >= 0 && c.per_document >= 0 && c.linear >= 0 && c.quadratic >= 0,
+          "coefficients are non-negative");
+  flopspack_cost_model* again = nullptr;
+  Require(flopspack_cost_model_polynomial(c.per_sequence, c.per_document, c.linear, c.quadratic,
+                                          &again) == FLOPSPACK_OK,
+          "coefficients make a model");
+  double cost = -1;
+  if (sequence >= 0) {
+    Require(flopspack_cost_model_sequence_cost(again, lengths.data(), lengths.size(), &cost) ==
+                    FLOPSPACK_OK &&
+                (cost == sequence || (std::isinf(cost) && std::isinf(sequence))),
+            "the coefficients' model costs the same");
+  }
+  flopspack_cost_model_destroy(again);
+}
+
+// flopspack_cost_model_evaluate on fuzzed samples and options.
+void CheckEvaluate(const flopspack_cost_model* model, FuzzedDataProvider& in) {
+  const size_t samples = in.ConsumeIntegralInRange<size_t>(0, 10);
+  std::vector<size_t> offsets{0};
+  std::vector<int64_t> lengths;
+  std::vector<double> seconds;
+  for (size_t s = 0; s < samples; ++s) {
+    const size_t docs = in.ConsumeIntegralInRange<size_t>(0, 4);
+    for (size_t d = 0; d < docs; ++d) {
+      lengths.push_back(in.ConsumeIntegralInRange<int64_t>(-1, 1 << 20));
+    }
+    offsets.push_back(lengths.size());
+    seconds.push_back(in.ConsumeBool() ? in.ConsumeFloatingPointInRange<double>(1e-6, 10)
+                                       : in.ConsumeFloatingPoint<double>());
+  }
+  flopspack_evaluate_options options;
+  flopspack_evaluate_options_init(&options);
+  options.fit_scale = in.ConsumeIntegralInRange<int32_t>(-1, 2);
+  if (in.ConsumeBool()) options.scale = in.ConsumeFloatingPoint<double>();
+  if (in.ConsumeBool()) options.offset = in.ConsumeFloatingPoint<double>();
+  flopspack_prediction_quality q;
+  std::memset(&q, 0x5A, sizeof(q));
+  q.struct_size = sizeof(q);
+  const flopspack_prediction_quality before = q;
+  if (flopspack_cost_model_evaluate(model, &options, lengths.data(), offsets.data(), seconds.data(),
+                                    samples, &q) != FLOPSPACK_OK) {
+    Require(std::memcmp(&q, &before, sizeof(q)) == 0, "quality untouched on failure");
+    Require(std::strlen(flopspack_last_error_message()) > 0, "a message on failure");
+    return;
+  }
+  Require(q.num_samples == samples && samples >= 1, "one figure per sample");
+  Require(!(q.r_squared > 1 + 1e-9), "R^2 <= 1");
+  Require(!(q.rms_residual < 0), "RMS >= 0");
+  Require(!(q.median_relative_error < 0) && !(q.median_relative_error > q.max_relative_error) &&
+              !(q.mean_relative_error > q.max_relative_error * (1 + 1e-12)),
+          "0 <= median, mean <= max relative error");
+  if (options.fit_scale == 1) {
+    Require(q.scale >= 0 && q.offset >= 0, "a fitted map is non-negative");
+  } else {
+    Require(q.scale == options.scale && q.offset == options.offset, "the given map is used");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -133,6 +208,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               "additive: sequence = overhead + sum of documents");
     }
   }
+  CheckCoefficients(model, lengths, s1 == FLOPSPACK_OK ? sequence : -1);
+  CheckEvaluate(model, in);
   flopspack_cost_model_destroy(model);
   return 0;
 }

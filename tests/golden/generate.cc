@@ -4,6 +4,7 @@
 // Every binding's tests (C++, Python, Go, Rust) read these files and must
 // reproduce every assignment and every metric to the last bit. The inputs
 // are written into the files, so readers need nothing but the JSON.
+#include <array>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
@@ -1014,6 +1015,299 @@ std::string StreamPacker() {
   return w.out;
 }
 
+// ---- Cost-model files (docs/cost-models.md) and prediction quality ----
+
+// A JSON string literal of `text` (which holds no control characters).
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string CoefficientsJson(double s, double d, double l, double q) {
+  Writer w;
+  w.Raw("{\"per_sequence\": ");
+  w.Double(s);
+  w.Raw(", \"per_document\": ");
+  w.Double(d);
+  w.Raw(", \"linear\": ");
+  w.Double(l);
+  w.Raw(", \"quadratic\": ");
+  w.Double(q);
+  w.Raw("}");
+  return w.out;
+}
+
+// The header every valid file starts with; `rest` continues the object.
+std::string ModelFile(const std::string& coefficients, const std::string& rest) {
+  return "{\"format\": \"flopspack-cost-model\", \"version\": 1, \"kind\": \"polynomial\", "
+         "\"attention\": \"document\", \"coefficients\": " +
+         coefficients + rest + "}";
+}
+
+const char* const kQualityFields[] = {"scale",
+                                      "offset",
+                                      "r_squared",
+                                      "rms_residual",
+                                      "mean_relative_error",
+                                      "median_relative_error",
+                                      "max_relative_error",
+                                      "num_samples"};
+
+void WriteQuality(Writer& w, const flopspack_prediction_quality& q) {
+  const double values[] = {q.scale,
+                           q.offset,
+                           q.r_squared,
+                           q.rms_residual,
+                           q.mean_relative_error,
+                           q.median_relative_error,
+                           q.max_relative_error};
+  w.Raw("{");
+  for (size_t i = 0; i < 7; ++i) {
+    w.Key(kQualityFields[i]);
+    w.Double(values[i]);
+    w.Raw(", ");
+  }
+  w.Key(kQualityFields[7]);
+  w.UInt(q.num_samples);
+  w.Raw("}");
+}
+
+// Samples of 1-4 documents whose times follow a polynomial with a wobble.
+struct GoldenSamples {
+  std::vector<int64_t> lengths;
+  std::vector<size_t> offsets{0};
+  std::vector<double> seconds;
+};
+
+GoldenSamples QualitySamples(size_t n, uint64_t seed) {
+  GoldenSamples s;
+  const std::vector<int64_t> pool = Lengths(n * 4, 8192, seed);
+  size_t next = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double t = 2e-3;
+    for (size_t j = 0; j < 1 + i % 4; ++j) {
+      const double l = static_cast<double>(pool[next]);
+      s.lengths.push_back(pool[next++]);
+      t += 3e-4 + 1e-7 * l + 4e-11 * l * l;
+    }
+    s.offsets.push_back(s.lengths.size());
+    s.seconds.push_back(t * (1 + 0.1 * (((i * 7) % 11) / 10.0 - 0.5)));
+  }
+  return s;
+}
+
+flopspack_prediction_quality Evaluate(const flopspack_cost_model* model, const GoldenSamples& s,
+                                      int fit_scale, double scale, double offset) {
+  flopspack_evaluate_options options;
+  flopspack_evaluate_options_init(&options);
+  options.fit_scale = fit_scale;
+  options.scale = scale;
+  options.offset = offset;
+  flopspack_prediction_quality q;
+  q.struct_size = sizeof(q);
+  Check(flopspack_cost_model_evaluate(model, &options, s.lengths.data(), s.offsets.data(),
+                                      s.seconds.data(), s.seconds.size(), &q),
+        "evaluate");
+  return q;
+}
+
+std::string CostModelFiles() {
+  Writer w;
+  // A full file as calibration writes it, with real quality figures.
+  const GoldenSamples samples = QualitySamples(24, 41);
+  flopspack_cost_model* fitted = nullptr;
+  flopspack_fit_report report;
+  report.struct_size = sizeof(report);
+  Check(flopspack_cost_model_fit(nullptr, samples.lengths.data(), samples.offsets.data(),
+                                 samples.seconds.data(), samples.seconds.size(), &report, &fitted),
+        "fit");
+  flopspack_cost_model* tokens = nullptr;
+  Check(flopspack_cost_model_tokens(&tokens), "tokens");
+  const flopspack_prediction_quality fitted_q = Evaluate(fitted, samples, 0, 1, 0);
+  const flopspack_prediction_quality tokens_q = Evaluate(tokens, samples, 1, 1, 0);
+  flopspack_cost_model_destroy(fitted);
+  flopspack_cost_model_destroy(tokens);
+  Writer quality;
+  quality.Raw(", \"quality\": [{\"model\": \"fitted\", \"train\": ");
+  WriteQuality(quality, fitted_q);
+  quality.Raw(", \"held_out\": ");
+  WriteQuality(quality, fitted_q);
+  quality.Raw("}, {\"model\": \"tokens\", \"train\": ");
+  WriteQuality(quality, tokens_q);
+  quality.Raw("}]");
+  const std::string fitted_coefficients =
+      CoefficientsJson(report.per_sequence, report.per_document, report.linear, report.quadratic);
+  struct Valid {
+    std::string name, text;
+    double s, d, l, q;
+    std::string unit;
+  };
+  const std::vector<Valid> valid = {
+      {"calibrated",
+       ModelFile(fitted_coefficients,
+                 ", \"unit\": \"seconds\", \"provenance\": {\"source\": "
+                 "\"flopspack.torch.calibrate\", \"device\": \"cuda (H100)\", "
+                 "\"max_tokens\": \"8192\"}" +
+                     quality.out),
+       report.per_sequence, report.per_document, report.linear, report.quadratic, "seconds"},
+      {"minimal", ModelFile(CoefficientsJson(0.1 / 3, 1e-3, 2.718281828459045e-7, 1.0 / 7e9), ""),
+       0.1 / 3, 1e-3, 2.718281828459045e-7, 1.0 / 7e9, "seconds"},
+      {"integers-unknown-keys-and-samples",
+       "{\"coefficients\": {\"quadratic\": 0, \"linear\": 1, \"per_document\": 0, "
+       "\"per_sequence\": 5}, \"attention\": \"document\", \"kind\": \"polynomial\", "
+       "\"version\": 1, \"format\": \"flopspack-cost-model\", \"unit\": \"tokens\", "
+       "\"comment\": \"keys in any order; unknown keys are ignored\", \"samples\": "
+       "[{\"lengths\": [3, 4], \"seconds\": 0.5, \"held_out\": false}]}",
+       5, 0, 1, 0, "tokens"},
+  };
+  const std::vector<std::vector<int64_t>> queries = {
+      {1}, {4096}, {7, 700, 7000}, Lengths(9, 32768, 5)};
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const Valid& v = valid[i];
+    flopspack_cost_model* model = nullptr;
+    Check(flopspack_cost_model_polynomial(v.s, v.d, v.l, v.q, &model), "polynomial");
+    w.Raw(i ? ",\n    {\"name\": " : "    {\"name\": ");
+    w.Str(v.name);
+    w.Raw(",\n     \"text\": " + Quoted(v.text));
+    w.Raw(",\n     \"unit\": ");
+    w.Str(v.unit);
+    w.Raw(", \"coefficients\": " + CoefficientsJson(v.s, v.d, v.l, v.q));
+    w.Raw(",\n     \"queries\": [");
+    for (size_t q = 0; q < queries.size(); ++q) {
+      double cost = 0;
+      Check(flopspack_cost_model_sequence_cost(model, queries[q].data(), queries[q].size(), &cost),
+            "sequence_cost");
+      w.Raw(q ? ", {" : "{");
+      w.Key("lengths");
+      w.Ints(queries[q]);
+      w.Raw(", ");
+      w.Key("sequence_cost");
+      w.Double(cost);
+      w.Raw("}");
+    }
+    w.Raw("]}");
+    flopspack_cost_model_destroy(model);
+  }
+  // Files every reader must reject, and a word its message must contain.
+  const std::string ok = CoefficientsJson(1, 2, 3, 4);
+  const std::vector<std::array<std::string, 3>> invalid = {
+      {"not-json", "{\"format\": \"flopspack-cost-model\",", "JSON"},
+      {"top-level-array", "[1, 2, 3]", "object"},
+      {"wrong-format",
+       "{\"format\": \"flopspack-golden-1\", \"version\": 1, \"kind\": \"polynomial\", "
+       "\"attention\": \"document\", \"coefficients\": " +
+           ok + "}",
+       "format"},
+      {"no-format",
+       "{\"version\": 1, \"kind\": \"polynomial\", \"attention\": \"document\", "
+       "\"coefficients\": " +
+           ok + "}",
+       "format"},
+      {"newer-version",
+       "{\"format\": \"flopspack-cost-model\", \"version\": 2, \"kind\": \"polynomial\", "
+       "\"attention\": \"document\", \"coefficients\": " +
+           ok + "}",
+       "version 2"},
+      {"version-as-string",
+       "{\"format\": \"flopspack-cost-model\", \"version\": \"1\", \"kind\": \"polynomial\", "
+       "\"attention\": \"document\", \"coefficients\": " +
+           ok + "}",
+       "version"},
+      {"transformer-kind",
+       "{\"format\": \"flopspack-cost-model\", \"version\": 1, \"kind\": \"transformer\", "
+       "\"attention\": \"document\", \"coefficients\": " +
+           ok + "}",
+       "kind"},
+      {"sequence-attention",
+       "{\"format\": \"flopspack-cost-model\", \"version\": 1, \"kind\": \"polynomial\", "
+       "\"attention\": \"sequence\", \"coefficients\": " +
+           ok + "}",
+       "attention"},
+      {"no-coefficients",
+       "{\"format\": \"flopspack-cost-model\", \"version\": 1, \"kind\": \"polynomial\", "
+       "\"attention\": \"document\"}",
+       "coefficients"},
+      {"negative-linear", ModelFile(CoefficientsJson(1, 2, -3, 4), ""), "coefficients.linear"},
+      {"missing-quadratic",
+       ModelFile("{\"per_sequence\": 1, \"per_document\": 2, \"linear\": 3}", ""),
+       "coefficients.quadratic"},
+      {"quadratic-as-string",
+       ModelFile("{\"per_sequence\": 1, \"per_document\": 2, \"linear\": 3, \"quadratic\": "
+                 "\"4e-9\"}",
+                 ""),
+       "coefficients.quadratic"},
+      // Rejected by the JSON parser or by the finiteness check, depending on
+      // the language: any message will do.
+      {"nan-literal",
+       ModelFile("{\"per_sequence\": 1, \"per_document\": 2, \"linear\": 3, \"quadratic\": "
+                 "NaN}",
+                 ""),
+       ""},
+      {"coefficient-overflows-double",
+       ModelFile("{\"per_sequence\": 1, \"per_document\": 2, \"linear\": 3, \"quadratic\": "
+                 "1e400}",
+                 ""),
+       ""},
+      {"provenance-number", ModelFile(ok, ", \"provenance\": {\"max_tokens\": 8192}"),
+       "provenance"},
+      {"quality-without-train", ModelFile(ok, ", \"quality\": [{\"model\": \"tokens\"}]"),
+       "quality"},
+  };
+  for (const auto& [name, text, fragment] : invalid) {
+    w.Raw(",\n    {\"name\": ");
+    w.Str(name);
+    w.Raw(", \"text\": " + Quoted(text) + ", \"error\": ");
+    w.Str(fragment);
+    w.Raw("}");
+  }
+  return w.out;
+}
+
+std::string PredictionQualities() {
+  Writer w;
+  const GoldenSamples samples = QualitySamples(30, 43);
+  struct Case {
+    std::string name, model;
+    int fit_scale;
+    double scale, offset;
+  };
+  const std::vector<Case> cases = {
+      {"tokens/fitted-scale", "{\"kind\": \"tokens\"}", 1, 1, 0},
+      {"tokens/given-scale", "{\"kind\": \"tokens\"}", 0, 2.5e-6, 1e-3},
+      {"polynomial/as-seconds", Polynomial(2e-3, 3e-4, 1e-7, 4e-11), 0, 1, 0},
+      {"transformer/fitted-scale", Transformer(2, 64, 2, 2, 0, 64, 64, 1, 1, 0, 0), 1, 1, 0},
+      {"transformer/unscaled-flops", Transformer(2, 64, 2, 2, 0, 64, 64, 1, 1, 0, 0), 0, 1, 0},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    flopspack_cost_model* model = golden::MakeModel(golden::Parse(c.model));
+    const flopspack_prediction_quality q = Evaluate(model, samples, c.fit_scale, c.scale, c.offset);
+    flopspack_cost_model_destroy(model);
+    w.Raw(i ? ",\n    {\"name\": " : "    {\"name\": ");
+    w.Str(c.name);
+    w.Raw(", \"model\": " + c.model);
+    w.Raw(",\n     \"lengths\": ");
+    w.Ints(samples.lengths);
+    w.Raw(",\n     \"offsets\": ");
+    w.Ints(samples.offsets);
+    w.Raw(",\n     \"seconds\": ");
+    w.Doubles(samples.seconds);
+    w.Raw(",\n     \"fit_scale\": ");
+    w.Int(c.fit_scale);
+    w.Raw(", \"scale\": ");
+    w.Double(c.scale);
+    w.Raw(", \"offset\": ");
+    w.Double(c.offset);
+    w.Raw(",\n     \"quality\": ");
+    WriteQuality(w, q);
+    w.Raw("}");
+  }
+  return w.out;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1029,6 +1323,8 @@ int main(int argc, char** argv) {
     Save(argv[1], "pack_balance.json", "pack", PackBalance());
     Save(argv[1], "stats_simulate.json", "stats", StatsAndSimulate());
     Save(argv[1], "seeds.json", "seeds", Seeds());
+    Save(argv[1], "cost_model_files.json", "cost_model_file", CostModelFiles());
+    Save(argv[1], "prediction_quality.json", "quality", PredictionQualities());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

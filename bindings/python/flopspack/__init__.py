@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from . import _validate
 from . import capi as _capi
+from ._calibration import (
+    CalibrationReport,
+    calibrate_from_samples,
+    calibration_compositions,
+    held_out_split,
+)
 from ._buckets import BucketBudget, BucketSampler, bucket_padding, optimize_buckets
 from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
 from ._epochs import PlannedEpochs
+from ._model_file import CostModelFile, ModelQuality, PolynomialCoefficients, load_cost_model, save_cost_model
 from ._errors import (
     BufferTooSmallError,
     CallbackError,
@@ -27,6 +34,7 @@ from ._errors import (
 )
 from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
 from ._plan import Group, Plan, PlanArrays, PlanMetrics
+from ._quality import PredictionQuality, prediction_quality, prediction_quality_csr
 from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
 from ._simulate import SimPolicy, SimSeries, Simulation, SimulationSummary, Sweep, simulate, simulate_sweep
 from ._stats import Binning, Stats, StatsComparison, StatsSummary, StatsTail, Weighting
@@ -122,4 +130,20 @@ __all__ = [
     "status_string",
     "version",
     "version_number",
+]
+
+# Cost-model files and prediction quality (docs/cost-models.md).
+__all__ += [
+    "CalibrationReport",
+    "CostModelFile",
+    "ModelQuality",
+    "PolynomialCoefficients",
+    "PredictionQuality",
+    "calibrate_from_samples",
+    "calibration_compositions",
+    "held_out_split",
+    "load_cost_model",
+    "prediction_quality",
+    "prediction_quality_csr",
+    "save_cost_model",
 ]

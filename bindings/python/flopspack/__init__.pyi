@@ -1,7 +1,8 @@
 # Type stubs of the public flopspack API (checked against the package by
 # tests/test_stubs.py: same names, same parameters).
 import enum
-from typing import Any, Callable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+import os
+from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +16,7 @@ def status_string(status: int) -> str: ...
 def derive_seed(seed: int, stream: int) -> int: ...
 
 _Lengths = npt.ArrayLike
+_Path = Union[str, os.PathLike[str]]
 
 class Error(Exception):
     message: str
@@ -121,6 +123,17 @@ class CostModel(_Handle):
     def sequence_overhead(self) -> float: ...
     @property
     def is_additive(self) -> bool: ...
+    def coefficients(self) -> PolynomialCoefficients: ...
+    def save(
+        self,
+        path: _Path,
+        *,
+        unit: str = ...,
+        provenance: Optional[Mapping[str, Any]] = ...,
+        quality: Sequence[ModelQuality] = ...,
+    ) -> None: ...
+    @classmethod
+    def load(cls, path: _Path) -> CostModel: ...
 
 class PlanMetrics:
     num_groups: int
@@ -534,3 +547,104 @@ def simulate_sweep(
     seed: Optional[int] = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
 ) -> Sweep: ...
+
+# ---- Cost-model files and prediction quality (docs/cost-models.md) ----
+
+class PredictionQuality:
+    scale: float
+    offset: float
+    r_squared: float
+    rms_residual: float
+    mean_relative_error: float
+    median_relative_error: float
+    max_relative_error: float
+    num_samples: int
+
+def prediction_quality(
+    model: CostModel,
+    samples: Sequence[Sequence[int]],
+    seconds: npt.ArrayLike,
+    *,
+    fit_scale: bool = ...,
+    scale: float = ...,
+    offset: float = ...,
+) -> PredictionQuality: ...
+def prediction_quality_csr(
+    model: CostModel,
+    lengths: _Lengths,
+    offsets: npt.ArrayLike,
+    seconds: npt.ArrayLike,
+    *,
+    fit_scale: bool = ...,
+    scale: float = ...,
+    offset: float = ...,
+) -> PredictionQuality: ...
+
+class PolynomialCoefficients:
+    per_sequence: float
+    per_document: float
+    linear: float
+    quadratic: float
+
+class ModelQuality:
+    model: str
+    train: PredictionQuality
+    held_out: Optional[PredictionQuality]
+
+class CostModelFile:
+    coefficients: PolynomialCoefficients
+    unit: str
+    attention: str
+    provenance: Mapping[str, str]
+    quality: Tuple[ModelQuality, ...]
+    def model(self) -> CostModel: ...
+    def to_json(self) -> Dict[str, Any]: ...
+    def to_text(self) -> str: ...
+    def write(self, path: _Path) -> None: ...
+    @classmethod
+    def from_json(cls, obj: Any) -> CostModelFile: ...
+    @classmethod
+    def parse(cls, text: str) -> CostModelFile: ...
+    @classmethod
+    def read(cls, path: _Path) -> CostModelFile: ...
+
+def save_cost_model(
+    model: CostModel,
+    path: _Path,
+    *,
+    unit: str = ...,
+    provenance: Optional[Mapping[str, Any]] = ...,
+    quality: Sequence[ModelQuality] = ...,
+) -> None: ...
+def load_cost_model(path: _Path) -> CostModel: ...
+
+def calibration_compositions(max_tokens: int, samples: int = ..., seed: int = ...) -> List[List[int]]: ...
+def held_out_split(samples: int) -> List[bool]: ...
+
+class CalibrationReport:
+    coefficients: PolynomialCoefficients
+    quality: Tuple[ModelQuality, ...]
+    samples: Tuple[Tuple[int, ...], ...]
+    seconds: Tuple[float, ...]
+    held_out: Tuple[bool, ...]
+    provenance: Mapping[str, str]
+    timings: Tuple[Tuple[float, ...], ...]
+    def model(self) -> CostModel: ...
+    def row(self, name: str) -> Optional[ModelQuality]: ...
+    @property
+    def timing_noise(self) -> float: ...
+    def to_file(self) -> CostModelFile: ...
+    def save(self, path: _Path) -> None: ...
+    @classmethod
+    def load(cls, path: _Path) -> CalibrationReport: ...
+    def table(self) -> str: ...
+
+def calibrate_from_samples(
+    samples: Sequence[Sequence[int]],
+    seconds: Sequence[float],
+    *,
+    held_out: Optional[Sequence[bool]] = ...,
+    flops_model: Optional[CostModel] = ...,
+    provenance: Optional[Mapping[str, Any]] = ...,
+    timings: Sequence[Sequence[float]] = ...,
+) -> Tuple[CostModel, CalibrationReport]: ...

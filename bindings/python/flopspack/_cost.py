@@ -220,6 +220,29 @@ class CostModel(Handle):
         """True if sequence_cost = overhead + sum of document costs."""
         return bool(_capi.flopspack_cost_model_is_additive(self._handle))
 
+    # Cost-model files (docs/cost-models.md); implemented in _model_file.py.
+    def coefficients(self) -> Any:
+        """The PolynomialCoefficients of a tokens, polynomial or fitted model
+        (InvalidArgumentError for a transformer or custom model)."""
+        from ._model_file import coefficients_of
+
+        return coefficients_of(self)
+
+    def save(
+        self, path: Any, *, unit: str = "seconds", provenance: Any = None, quality: Any = ()
+    ) -> None:
+        """Writes this (tokens, polynomial or fitted) model to a cost-model file."""
+        from ._model_file import save_cost_model
+
+        save_cost_model(self, path, unit=unit, provenance=provenance, quality=quality)
+
+    @classmethod
+    def load(cls, path: Any) -> "CostModel":
+        """The model of a cost-model file."""
+        from ._model_file import load_cost_model
+
+        return load_cost_model(path)
+
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"additive={self.is_additive}"
         return f"<flopspack.CostModel {self._kind} {state}>"

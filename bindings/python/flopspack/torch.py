@@ -38,16 +38,19 @@ from typing import Any, Dict, Iterator, List, Optional
 import torch.distributed
 import torch.utils.data
 
+from ._torch_calibrate import CalibrationReport, calibrate  # noqa: F401  (docs/cost-models.md)
 from ._collate import IGNORE_INDEX, PaddedCollator, PieceDataset, VarlenCollator
 from ._torch_sampler import PlannedBatchSampler, data_parallel_rank
 
 __all__ = [
+    "CalibrationReport",
     "FlopspackBatchSampler",
     "IGNORE_INDEX",
     "PaddedCollator",
     "PieceDataset",
     "PlannedBatchSampler",
     "VarlenCollator",
+    "calibrate",
     "data_parallel_rank",
 ]
 

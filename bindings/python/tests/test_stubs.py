@@ -82,7 +82,8 @@ def test_functions_and_methods_match():
 def test_dataclass_fields_match():
     classes, _, _ = stub_members()
     for name in ("TransformerConfig", "FitReport", "PlanMetrics", "StreamTotals", "StatsSummary",
-                 "StatsTail", "StatsComparison", "SimulationSummary"):
+                 "StatsTail", "StatsComparison", "SimulationSummary", "PredictionQuality",
+                 "PolynomialCoefficients", "ModelQuality", "CostModelFile"):
         annotated = [n.target.id for n in classes[name].body if isinstance(n, ast.AnnAssign)]
         assert annotated == [f.name for f in dataclasses.fields(getattr(flopspack, name))], name
 
@@ -99,6 +100,8 @@ def test_dataclasses_mirror_the_c_structs():
         (capi.flopspack_stats_tail, flopspack.StatsTail),
         (capi.flopspack_stats_comparison, flopspack.StatsComparison),
         (capi.flopspack_simulate_summary, flopspack.SimulationSummary),
+        (capi.flopspack_prediction_quality, flopspack.PredictionQuality),
+        (capi.flopspack_polynomial_coefficients, flopspack.PolynomialCoefficients),
     ):
         c_fields = {n for n, v in vars(swig).items()
                     if isinstance(v, property) and n not in ("struct_size", "thisown")}

@@ -913,3 +913,53 @@ extern "C" {
 extern "C" {
     pub fn flopspack_stream_packer_destroy(packer: *mut flopspack_stream_packer);
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_polynomial_coefficients {
+    pub struct_size: u32,
+    pub per_sequence: f64,
+    pub per_document: f64,
+    pub linear: f64,
+    pub quadratic: f64,
+}
+extern "C" {
+    pub fn flopspack_cost_model_coefficients(
+        model: *const flopspack_cost_model,
+        out: *mut flopspack_polynomial_coefficients,
+    ) -> flopspack_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_evaluate_options {
+    pub struct_size: u32,
+    pub fit_scale: i32,
+    pub scale: f64,
+    pub offset: f64,
+}
+extern "C" {
+    pub fn flopspack_evaluate_options_init(options: *mut flopspack_evaluate_options);
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_prediction_quality {
+    pub struct_size: u32,
+    pub scale: f64,
+    pub offset: f64,
+    pub r_squared: f64,
+    pub rms_residual: f64,
+    pub mean_relative_error: f64,
+    pub median_relative_error: f64,
+    pub max_relative_error: f64,
+    pub num_samples: u64,
+}
+extern "C" {
+    pub fn flopspack_cost_model_evaluate(
+        model: *const flopspack_cost_model,
+        options: *const flopspack_evaluate_options,
+        document_lengths: *const i64,
+        sample_offsets: *const usize,
+        seconds: *const f64,
+        num_samples: usize,
+        out: *mut flopspack_prediction_quality,
+    ) -> flopspack_status;
+}

@@ -330,6 +330,39 @@ pub struct flopspack_fit_report {
     pub num_samples: u64,
 }
 
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_polynomial_coefficients {
+    pub struct_size: u32,
+    pub per_sequence: f64,
+    pub per_document: f64,
+    pub linear: f64,
+    pub quadratic: f64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_evaluate_options {
+    pub struct_size: u32,
+    pub fit_scale: i32,
+    pub scale: f64,
+    pub offset: f64,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default, PartialEq)]
+pub struct flopspack_prediction_quality {
+    pub struct_size: u32,
+    pub scale: f64,
+    pub offset: f64,
+    pub r_squared: f64,
+    pub rms_residual: f64,
+    pub mean_relative_error: f64,
+    pub median_relative_error: f64,
+    pub max_relative_error: f64,
+    pub num_samples: u64,
+}
+
 /// `struct flopspack_plan_metrics` (see the header for each field).
 #[repr(C)]
 #[derive(Debug, Copy, Clone, Default, PartialEq)]
@@ -809,6 +842,22 @@ extern "C" {
         num_steps: *mut usize,
     ) -> flopspack_status;
     pub fn flopspack_bucket_sampler_destroy(sampler: *mut flopspack_bucket_sampler);
+
+    // Cost models, continued: coefficients and prediction quality.
+    pub fn flopspack_cost_model_coefficients(
+        model: *const flopspack_cost_model,
+        out: *mut flopspack_polynomial_coefficients,
+    ) -> flopspack_status;
+    pub fn flopspack_evaluate_options_init(options: *mut flopspack_evaluate_options);
+    pub fn flopspack_cost_model_evaluate(
+        model: *const flopspack_cost_model,
+        options: *const flopspack_evaluate_options,
+        document_lengths: *const i64,
+        sample_offsets: *const usize,
+        seconds: *const f64,
+        num_samples: usize,
+        out: *mut flopspack_prediction_quality,
+    ) -> flopspack_status;
 }
 
 #[cfg(test)]
@@ -890,6 +939,30 @@ mod tests {
             quadratic,
             r_squared,
             rms_residual,
+            num_samples
+        });
+        same_layout!(flopspack_polynomial_coefficients {
+            struct_size,
+            per_sequence,
+            per_document,
+            linear,
+            quadratic
+        });
+        same_layout!(flopspack_evaluate_options {
+            struct_size,
+            fit_scale,
+            scale,
+            offset
+        });
+        same_layout!(flopspack_prediction_quality {
+            struct_size,
+            scale,
+            offset,
+            r_squared,
+            rms_residual,
+            mean_relative_error,
+            median_relative_error,
+            max_relative_error,
             num_samples
         });
         same_layout!(flopspack_plan_metrics {

@@ -29,9 +29,11 @@ pub use flopspack_sys as sys;
 mod buckets;
 mod cost;
 mod error;
+mod model_file;
 mod pack;
 mod plan;
 mod planner;
+mod quality;
 mod simulate;
 mod stats;
 mod stream;
@@ -41,11 +43,15 @@ pub use buckets::{
 };
 pub use cost::{AttentionSpan, CostModel, FitReport, FitTerms, TransformerConfig};
 pub use error::{Error, Result, Status};
+pub use model_file::{
+    CostModelFile, ModelQuality, COST_MODEL_FILE_FORMAT, COST_MODEL_FILE_VERSION,
+};
 pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, PackOptions};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
     plan_step, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
 };
+pub use quality::{EvaluateOptions, PolynomialCoefficients, PredictionQuality};
 pub use simulate::{
     simulate, simulate_sweep, SimPolicy, SimSeries, SimulateOptions, Simulation, SimulationSummary,
     Sweep,
