@@ -10,7 +10,7 @@
 
 #include "benchmark/benchmark.h"
 #include "flopspack/flopspack.h"
-#include "pack/step_planner.h"
+#include "pack/planner/step_planner.h"
 #include "planner_data.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <ctime>
 #include <vector>
 
-#include "pack/step_planner.h"
+#include "pack/planner/step_planner.h"
 #include "planner_data.h"
 
 namespace {

@@ -2,8 +2,8 @@
 // options, call the core in src/pack/, map the status.
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/balance.h"
-#include "pack/packer.h"
+#include "pack/balance/balance.h"
+#include "pack/binpack/packer.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;

@@ -6,8 +6,8 @@
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/step_planner.h"
-#include "pack/step_planner_state.h"
+#include "pack/planner/step_planner.h"
+#include "pack/planner/step_planner_state.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;

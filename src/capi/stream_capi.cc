@@ -4,7 +4,7 @@
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/stream_packer.h"
+#include "pack/stream/stream_packer.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;

@@ -1,0 +1,184 @@
+#include "pack/binpack/packer.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "pack/primitives/bin_packing.h"
+#include "util/validate.h"
+
+namespace flopspack::pack {
+namespace {
+
+// The items the bin packer sees: one per document, or several for a split
+// document (item[p] is the document of piece p).
+struct Pieces {
+  std::vector<int64_t> size;
+  std::vector<int64_t> item;
+};
+
+absl::Status CheckOptions(const PackOptions& options) {
+  if (options.capacity <= 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "capacity = %d: the sequence capacity in tokens must be positive", options.capacity));
+  }
+  const int algorithm = static_cast<int>(options.algorithm);
+  if (algorithm < 0 || algorithm > static_cast<int>(PackAlgorithm::kShuffledFirstFit)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("algorithm = %d is not a flopspack_pack_algorithm value", algorithm));
+  }
+  const int overflow = static_cast<int>(options.overflow);
+  if (overflow < 0 || overflow > static_cast<int>(Overflow::kSplit)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "overflow = %d: flopspack_pack takes FLOPSPACK_OVERFLOW_ERROR, _TRUNCATE or _SPLIT",
+        overflow));
+  }
+  return absl::OkStatus();
+}
+
+// Applies the overflow policy. Returns false in *needed when every document
+// fits, in which case the lengths themselves are the pieces.
+absl::Status MakePieces(absl::Span<const int64_t> lengths, const PackOptions& options,
+                        PlanMetrics& metrics, Pieces& pieces, bool& needed) {
+  const int64_t capacity = options.capacity;
+  size_t first_long = lengths.size();
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] > capacity) {
+      first_long = i;
+      break;
+    }
+  }
+  needed = first_long < lengths.size();
+  if (!needed) return absl::OkStatus();
+  if (options.overflow == Overflow::kError) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "lengths[%u] = %d exceeds capacity = %d: choose the truncate or split overflow policy "
+        "to pack documents longer than a sequence",
+        first_long, lengths[first_long], capacity));
+  }
+  // Count the pieces before making any: one document of 2^40 tokens split
+  // at capacity 1 must fail here, not after allocating 2^31 pieces.
+  if (options.overflow == Overflow::kSplit) {
+    uint64_t count = 0;
+    for (int64_t length : lengths) {
+      count += static_cast<uint64_t>(length / capacity + (length % capacity != 0 ? 1 : 0));
+      if (count > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "lengths: splitting into pieces of capacity = %d makes more than 2^31 - 1 pieces",
+            capacity));
+      }
+    }
+  }
+  pieces.size.reserve(lengths.size());
+  pieces.item.reserve(lengths.size());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const int64_t length = lengths[i];
+    const int64_t item = static_cast<int64_t>(i);
+    if (length <= capacity) {
+      pieces.size.push_back(length);
+      pieces.item.push_back(item);
+    } else if (options.overflow == Overflow::kTruncate) {
+      pieces.size.push_back(capacity);
+      pieces.item.push_back(item);
+      ++metrics.truncated_items;
+      metrics.truncated_tokens += length - capacity;
+    } else {
+      ++metrics.split_items;
+      for (int64_t left = length; left > 0; left -= capacity) {
+        pieces.size.push_back(std::min(left, capacity));
+        pieces.item.push_back(item);
+      }
+    }
+    if (pieces.size.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "lengths: splitting into pieces of capacity = %d makes more than 2^31 - 1 pieces",
+          capacity));
+    }
+  }
+  return absl::OkStatus();
+}
+
+BinAssignment Assign(absl::Span<const int64_t> sizes, const PackOptions& options) {
+  switch (options.algorithm) {
+    case PackAlgorithm::kNextFit:
+      return NextFit(sizes, options.capacity);
+    case PackAlgorithm::kFirstFitDecreasing:
+      return FirstFitDecreasing(sizes, options.capacity);
+    case PackAlgorithm::kShuffledFirstFit:
+      return ShuffledFirstFit(sizes, options.capacity, options.seed);
+    case PackAlgorithm::kBestFitDecreasing:
+      break;
+  }
+  return BestFitDecreasing(sizes, options.capacity);
+}
+
+}  // namespace
+
+absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& options) {
+  if (absl::Status s = CheckOptions(options); !s.ok()) return s;
+  if (absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths); !total.ok()) {
+    return total.status();
+  }
+  if (lengths.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    return absl::OutOfRangeError(
+        absl::StrFormat("n = %u documents: at most 2^31 - 1 are supported", lengths.size()));
+  }
+  PlanMetrics extra;
+  Pieces pieces;
+  bool has_pieces = false;
+  if (absl::Status s = MakePieces(lengths, options, extra, pieces, has_pieces); !s.ok()) return s;
+  const absl::Span<const int64_t> sizes = has_pieces ? absl::MakeConstSpan(pieces.size) : lengths;
+  const BinAssignment assignment = Assign(sizes, options);
+
+  // Group the pieces by bin, keeping placement order inside each bin.
+  std::vector<int64_t> start(static_cast<size_t>(assignment.num_bins) + 1, 0);
+  for (int32_t bin : assignment.bin) ++start[static_cast<size_t>(bin) + 1];
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  std::vector<int64_t> items(sizes.size()), tokens(sizes.size());
+  {
+    std::vector<int64_t> cursor(start.begin(), start.end() - 1);
+    for (int32_t piece : assignment.order) {
+      const int64_t at = cursor[assignment.bin[piece]]++;
+      items[at] = has_pieces ? pieces.item[piece] : piece;
+      tokens[at] = sizes[piece];
+    }
+  }
+
+  int64_t longest = 0;
+  for (int64_t s : sizes) longest = std::max(longest, s);
+  std::vector<double> costs(static_cast<size_t>(assignment.num_bins));
+  for (int32_t b = 0; b < assignment.num_bins; ++b) {
+    const auto group_tokens =
+        absl::MakeConstSpan(tokens).subspan(start[b], start[b + 1] - start[b]);
+    double cost = 0;
+    if (options.cost_model != nullptr) {
+      absl::StatusOr<double> c = options.cost_model->SequenceCost(group_tokens);
+      if (!c.ok()) return c.status();
+      cost = *c;
+    } else {
+      for (int64_t t : group_tokens) cost += static_cast<double>(t);
+    }
+    costs[b] = cost;
+  }
+  Plan plan;
+  plan.SetGroups(std::move(start), std::move(items), std::move(tokens),
+                 std::vector<int64_t>(static_cast<size_t>(assignment.num_bins), options.capacity),
+                 std::move(costs));
+  // The costliest single piece bounds the costliest sequence from below (for
+  // cost models that grow with length, as all built-in ones do).
+  double largest = static_cast<double>(longest);
+  if (options.cost_model != nullptr && longest > 0) {
+    absl::StatusOr<double> c = options.cost_model->SequenceCost({&longest, 1});
+    if (!c.ok()) return c.status();
+    largest = *c;
+  }
+  ComputeGroupMetrics(plan, lengths.size(), largest, options.capacity);
+  PlanMetrics& m = plan.metrics();
+  m.split_items = extra.split_items;
+  m.truncated_items = extra.truncated_items;
+  m.truncated_tokens = extra.truncated_tokens;
+  return plan;
+}
+
+}  // namespace flopspack::pack
