@@ -36,7 +36,7 @@ void Plan(benchmark::State& state, flopspack::pack::StepAlgorithm algorithm, boo
   o.microbatches_per_rank = microbatches;
   o.max_tokens_per_microbatch = kCap;
   o.algorithm = algorithm;
-  o.overflow = flopspack::pack::OverflowPolicy::kDefer;
+  o.overflow = flopspack::pack::Overflow::kDefer;
   o.refine = refine;
   double efficiency = 0;
   for (auto _ : state) {

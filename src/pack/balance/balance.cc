@@ -22,11 +22,7 @@ absl::Status CheckOptions(absl::Span<const double> costs, absl::Span<const int64
     return absl::InvalidArgumentError(absl::StrFormat(
         "num_groups = %d: the number of groups must be in [1, 2^31 - 1]", options.num_groups));
   }
-  const int algorithm = static_cast<int>(options.algorithm);
-  if (algorithm < 0 || algorithm > static_cast<int>(BalanceAlgorithm::kKarmarkarKarp)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("algorithm = %d is not a flopspack_balance_algorithm value", algorithm));
-  }
+  // The algorithm's value is the C layer's to check (src/capi).
   if (options.max_tokens_per_group < 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("max_tokens_per_group = %d: must be positive, or 0 for no cap",

@@ -18,22 +18,17 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
+#include "pack/primitives/overflow.h"
 #include "pack/primitives/plan.h"
 
 namespace flopspack::pack {
 
-// Values match flopspack_pack_algorithm and flopspack_overflow.
+// Values match flopspack_pack_algorithm.
 enum class PackAlgorithm {
   kBestFitDecreasing = 0,
   kFirstFitDecreasing = 1,
   kNextFit = 2,
   kShuffledFirstFit = 3,
-};
-
-enum class Overflow {
-  kError = 0,
-  kTruncate = 1,
-  kSplit = 2,
 };
 
 struct PackOptions {
@@ -45,7 +40,7 @@ struct PackOptions {
 };
 
 // Packs documents of the given lengths (each > 0). Errors: InvalidArgument
-// for a bad capacity, algorithm, overflow policy or length, or a length
+// for a bad capacity, overflow policy (kDefer) or length, or a length
 // above the capacity under Overflow::kError; OutOfRange for more than
 // 2^31 - 1 pieces; the cost model's status if it fails.
 absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& options);

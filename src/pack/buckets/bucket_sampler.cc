@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
-#include <queue>
 #include <utility>
 
 #include "absl/strings/str_format.h"
 #include "pack/buckets/buckets.h"
+#include "pack/primitives/lpt.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -344,32 +343,19 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
   layout->offsets.reserve(num_batches_ + 1);
   layout->longest.reserve(num_batches_);
   layout->costs.reserve(num_batches_);
-  std::vector<size_t> step_batches(per_step), by_cost(per_step), placed(per_step);
-  std::vector<double> load(ranks);
-  std::vector<size_t> filled(ranks);
-  using Entry = std::pair<double, size_t>;  // (load, rank), least first
+  std::vector<size_t> step_batches(per_step), placed(per_step);
+  std::vector<double> step_costs(per_step);
   for (size_t position = 0; position < steps; ++position) {
     const size_t t = order[position];
-    for (size_t k = 0; k < per_step; ++k) step_batches[k] = kept[t + k * steps];
-    // LPT with exactly A batches per rank.
-    for (size_t k = 0; k < per_step; ++k) by_cost[k] = k;
-    std::sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
-      const double ca = batch_cost[step_batches[a]], cb = batch_cost[step_batches[b]];
-      return ca != cb ? ca > cb : a < b;
-    });
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-    for (size_t r = 0; r < ranks; ++r) {
-      load[r] = 0;
-      filled[r] = 0;
-      heap.push({0.0, r});
+    for (size_t k = 0; k < per_step; ++k) {
+      step_batches[k] = kept[t + k * steps];
+      step_costs[k] = batch_cost[step_batches[k]];
     }
-    for (size_t k : by_cost) {
-      const size_t r = heap.top().second;
-      heap.pop();
-      placed[k] = r;
-      load[r] += batch_cost[step_batches[k]];
-      if (++filled[r] < accumulation) heap.push({load[r], r});
-    }
+    // LPT with exactly A batches per rank (every slot is filled: per_step =
+    // ranks x A).
+    const std::vector<int32_t> slot =
+        AssignLptSlots(step_costs, static_cast<int32_t>(ranks), static_cast<int64_t>(accumulation));
+    for (size_t k = 0; k < per_step; ++k) placed[k] = static_cast<size_t>(slot[k]) / accumulation;
     // Emit rank by rank; a rank's batches in stratum order (ascending length).
     for (size_t r = 0; r < ranks; ++r) {
       for (size_t k = 0; k < per_step; ++k) {

@@ -35,7 +35,8 @@
 //     steps within the epoch is then shuffled with (seed, epoch).
 //  5. Ranks: in each step, the G batches go to R ranks, A each, by
 //     longest-processing-time first under that cardinality (largest cost to
-//     the least loaded rank that still has room; ties by index).
+//     the least loaded rank that still has room; ties by index: AssignLptSlots
+//     of pack/primitives/lpt.h).
 // Complexity per epoch: O(n + M log G) plus O(n log k) for the diversity
 // metrics; creation O(n log D + B * D log D).
 // Guarantees: every sample in exactly one batch (or listed as dropped with

@@ -31,19 +31,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "stats/histogram.h"
 
 namespace flopspack::pack {
 
-// The distinct lengths, ascending, and how many samples have each.
-struct LengthHistogram {
-  std::vector<int64_t> values;
-  std::vector<int64_t> counts;
-};
-
-// Validates lengths (every one positive, n * max length fits int64 so that
-// padding totals cannot overflow) and builds their histogram. Empty input
-// gives an empty histogram.
-absl::StatusOr<LengthHistogram> BuildLengthHistogram(absl::Span<const int64_t> lengths);
+// The length histogram and its validating builder live in stats/histogram.h.
+using stats::BuildLengthHistogram;
+using stats::LengthHistogram;
 
 // The B = num_buckets upper bounds of minimum total padding, non-decreasing.
 // When the histogram has D >= B distinct lengths the bounds are strictly

@@ -1,10 +1,11 @@
 #include "pack/planner/planner_documents.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <set>
 #include <utility>
+
+#include "pack/primitives/cost_order.h"
 
 namespace flopspack::pack {
 namespace {
@@ -66,45 +67,6 @@ class RankHeap {
   }
   std::vector<Node> heap_;
 };
-
-// Item indices by cost, heaviest first, ties by index. LPT needs a
-// deterministic order close to cost order, not an exact one, so the key is
-// the top 32 bits of the IEEE pattern of the (non-negative) cost: sign,
-// exponent and 20 mantissa bits, a relative resolution of 1e-6. Two stable
-// LSD radix passes of 16 bits, complemented so larger costs come first; a
-// pass whose digit is the same for every item is skipped.
-std::vector<int32_t> OrderByCostDescending(absl::Span<const double> costs) {
-  const size_t n = costs.size();
-  std::vector<uint32_t> key(n), key_tmp(n);
-  std::vector<int32_t> order(n), order_tmp(n);
-  for (size_t i = 0; i < n; ++i) {
-    const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0.0
-    uint64_t bits;
-    std::memcpy(&bits, &c, sizeof(bits));
-    key[i] = ~static_cast<uint32_t>(bits >> 32);
-    order[i] = static_cast<int32_t>(i);
-  }
-  std::vector<size_t> count(1 << 16);
-  for (int shift = 0; shift < 32; shift += 16) {
-    std::fill(count.begin(), count.end(), 0);
-    for (size_t i = 0; i < n; ++i) ++count[(key[i] >> shift) & 0xFFFF];
-    if (n == 0 || count[(key[0] >> shift) & 0xFFFF] == n) continue;
-    size_t sum = 0;
-    for (size_t& c : count) {
-      const size_t here = c;
-      c = sum;
-      sum += here;
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const size_t to = count[(key[i] >> shift) & 0xFFFF]++;
-      key_tmp[to] = key[i];
-      order_tmp[to] = order[i];
-    }
-    key.swap(key_tmp);
-    order.swap(order_tmp);
-  }
-  return order;
-}
 
 struct Entry {
   int64_t length;
@@ -370,7 +332,7 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
 
   // Work on items renumbered by their position in LPT order, so every pass
   // below reads memory sequentially.
-  const std::vector<int32_t> order = OrderByCostDescending(costs);
+  const std::vector<int32_t> order = CostDescendingOrder(costs);
   std::vector<int64_t> len(n);
   std::vector<double> cost(n);
   for (int32_t k = 0; k < n; ++k) {

@@ -9,6 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "pack/planner/planner_baselines.h"
 #include "pack/planner/planner_documents.h"
+#include "pack/primitives/bin_packing.h"
+#include "pack/primitives/lpt.h"
 #include "util/random.h"
 #include "util/validate.h"
 
@@ -16,18 +18,6 @@ namespace flopspack::pack {
 namespace {
 
 constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
-
-const char* PolicyName(OverflowPolicy p) {
-  switch (p) {
-    case OverflowPolicy::kSplit:
-      return "split";
-    case OverflowPolicy::kReject:
-      return "reject";
-    case OverflowPolicy::kDefer:
-      return "defer";
-  }
-  return "?";
-}
 
 // The unit every algorithm places: a whole document or a piece of one.
 struct Items {
@@ -84,9 +74,9 @@ int64_t RunDocuments(Items& items, absl::Span<const double> costs, const StepOpt
 
 int64_t RunSequences(Items& items, const cost::CostModel& model, const StepOptions& o,
                      absl::Status& status) {
-  int32_t count = 0;
-  std::vector<int32_t> seq_of =
-      PackSequencesFirstFit(items.tokens, o.max_tokens_per_microbatch, &count);
+  BinAssignment packed = FirstFitDecreasing(items.tokens, o.max_tokens_per_microbatch);
+  const int32_t count = packed.num_bins;
+  const std::vector<int32_t>& seq_of = packed.bin;
   std::vector<std::vector<int64_t>> members(count);
   for (size_t i = 0; i < items.size(); ++i) members[seq_of[i]].push_back(items.tokens[i]);
   std::vector<double> seq_cost(count);
@@ -100,7 +90,7 @@ int64_t RunSequences(Items& items, const cost::CostModel& model, const StepOptio
   }
   const int64_t m = o.microbatches_per_rank > 0 ? o.microbatches_per_rank
                                                 : std::max<int64_t>(1, CeilDiv(count, o.num_ranks));
-  std::vector<int32_t> slot_of = AssignSequencesLpt(seq_cost, o.num_ranks, m);
+  std::vector<int32_t> slot_of = AssignLptSlots(seq_cost, static_cast<int32_t>(o.num_ranks), m);
   for (size_t i = 0; i < items.size(); ++i) items.where[i] = slot_of[seq_of[i]];
   return m;
 }
@@ -195,19 +185,11 @@ absl::Status ValidateStepOptions(const StepOptions& o) {
       return absl::OutOfRangeError("num_ranks x microbatches_per_rank x cap overflows int64");
     }
   }
-  if (static_cast<int>(o.algorithm) < 0 || static_cast<int>(o.algorithm) > 3) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "algorithm = %d: not a flopspack_step_algorithm value", static_cast<int>(o.algorithm)));
-  }
-  if (static_cast<int>(o.ordering) < 0 || static_cast<int>(o.ordering) > 2) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "ordering = %d: not a flopspack_slot_order value", static_cast<int>(o.ordering)));
-  }
-  if (o.overflow != OverflowPolicy::kReject && o.overflow != OverflowPolicy::kSplit &&
-      o.overflow != OverflowPolicy::kDefer) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "overflow = %d: the step planner takes FLOPSPACK_OVERFLOW_ERROR, _SPLIT or _DEFER",
-        static_cast<int>(o.overflow)));
+  // Enum values are the C layer's to check (src/capi); what is left is
+  // the policy the step planner does not offer.
+  if (o.overflow == Overflow::kTruncate) {
+    return absl::InvalidArgumentError(
+        "overflow = truncate: the step planner takes error, split or defer");
   }
   return absl::OkStatus();
 }
@@ -237,13 +219,13 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
       total += lengths[i];
       continue;
     }
-    if (o.overflow == OverflowPolicy::kReject) {
+    if (o.overflow == Overflow::kError) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "lengths[%d] = %d exceeds max_tokens_per_microbatch = %d and the overflow policy is "
           "reject (use split or defer)",
           i, lengths[i], cap));
     }
-    if (o.overflow == OverflowPolicy::kDefer) {
+    if (o.overflow == Overflow::kDefer) {
       deferred.push_back(i);
     } else {
       kept.push_back(i);
@@ -255,11 +237,11 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
         absl::StrFormat("%d documents of %d tokens: too many items for one step", n, total));
   }
   const int64_t fixed_m = o.microbatches_per_rank;
-  if (fixed_m > 0 && o.overflow != OverflowPolicy::kDefer && total > r * fixed_m * cap) {
+  if (fixed_m > 0 && o.overflow != Overflow::kDefer && total > r * fixed_m * cap) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "the batch does not fit: %d tokens > num_ranks x microbatches_per_rank x cap = %d x %d x "
         "%d = %d (overflow policy %s; use defer, or microbatches_per_rank = 0)",
-        total, r, fixed_m, cap, r * fixed_m * cap, PolicyName(o.overflow)));
+        total, r, fixed_m, cap, r * fixed_m * cap, OverflowName(o.overflow)));
   }
 
   int64_t m = fixed_m;
@@ -317,7 +299,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   }
 
   // What the algorithm could not place.
-  if (o.overflow == OverflowPolicy::kSplit) {
+  if (o.overflow == Overflow::kSplit) {
     if (absl::Status s = SplitIntoRoom(items, costs, r, m, cap); !s.ok()) return s;
     // New pieces need their own costs.
     if (items.size() > costs.size()) {
@@ -329,7 +311,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   } else {
     for (size_t i = 0; i < items.size(); ++i) {
       if (items.where[i] >= 0) continue;
-      if (o.overflow == OverflowPolicy::kReject) {
+      if (o.overflow == Overflow::kError) {
         return absl::FailedPreconditionError(absl::StrFormat(
             "the batch does not fit: lengths[%d] = %d finds no microbatch with room among %d x "
             "%d of %d tokens (overflow policy reject; use split or defer)",

@@ -29,13 +29,14 @@
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
 #include "pack/planner/planner_order.h"
+#include "pack/primitives/overflow.h"
 #include "pack/primitives/plan.h"
 
 namespace flopspack::pack {
 
 enum class StepAlgorithm { kDocuments = 0, kRandom = 1, kTokens = 2, kSequences = 3 };
-// Values match flopspack_overflow (1, truncate, is not offered here).
-enum class OverflowPolicy { kReject = 0, kSplit = 2, kDefer = 3 };
+// The step planner takes Overflow::kError, kSplit and kDefer
+// (primitives/overflow.h); kTruncate is not offered.
 
 struct StepOptions {
   int64_t num_ranks = 0;                  // must be set, >= 1
@@ -44,7 +45,7 @@ struct StepOptions {
   StepAlgorithm algorithm = StepAlgorithm::kDocuments;
   uint64_t seed = 0;
   SlotOrder ordering = SlotOrder::kDescending;
-  OverflowPolicy overflow = OverflowPolicy::kSplit;
+  Overflow overflow = Overflow::kSplit;
   // Phase 2 of the document-level planner (off = plain LPT, for comparison).
   bool refine = true;
   // The refinement stops once the heaviest rank is within this fraction of

@@ -7,82 +7,19 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "pack/primitives/saved_state.h"
 #include "util/random.h"
 #include "util/validate.h"
 
 namespace flopspack::pack {
 namespace {
 
-constexpr char kMagic[8] = {'F', 'P', 'S', 'T', 'E', 'P', 'P', 'L'};
-constexpr uint32_t kFormatVersion = 1;
-
-uint64_t Fnv1a64(absl::string_view bytes) {
-  uint64_t hash = 0xCBF29CE484222325ull;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001B3ull;
-  }
-  return hash;
-}
-
-class Writer {
- public:
-  void U64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  }
-  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
-  void F64(double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    U64(bits);
-  }
-  void Bytes(const char* data, size_t n) { out_.append(data, n); }
-  std::string& out() { return out_; }
-
- private:
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(absl::string_view in) : in_(in) {}
-  bool U64(uint64_t& v) {
-    if (in_.size() - pos_ < 8) return false;
-    v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
-    pos_ += 8;
-    return true;
-  }
-  bool I64(int64_t& v) {
-    uint64_t u;
-    if (!U64(u)) return false;
-    v = static_cast<int64_t>(u);
-    return true;
-  }
-  bool F64(double& v) {
-    uint64_t u;
-    if (!U64(u)) return false;
-    std::memcpy(&v, &u, sizeof(v));
-    return true;
-  }
-  size_t remaining() const { return in_.size() - pos_; }
-
- private:
-  absl::string_view in_;
-  size_t pos_ = 0;
-};
-
-absl::Status Corrupt(absl::string_view what) {
-  return absl::InvalidArgumentError(
-      absl::StrFormat("step planner state: %s (not bytes saved by this library's step planner, "
-                      "or corrupted)",
-                      what));
-}
+constexpr StateFormat kFormat = {{'F', 'P', 'S', 'T', 'E', 'P', 'P', 'L'}, 1, "step planner"};
 
 }  // namespace
 
-StreamingStepPlanner::StreamingStepPlanner(const StepOptions& step, const StreamOptions& stream,
+StreamingStepPlanner::StreamingStepPlanner(const StepOptions& step,
+                                           const StepPlannerOptions& stream,
                                            std::shared_ptr<const cost::CostModel> model)
     : step_(step), stream_(stream), model_(std::move(model)) {
   if (stream_.tokens_per_step == 0) {
@@ -92,7 +29,8 @@ StreamingStepPlanner::StreamingStepPlanner(const StepOptions& step, const Stream
   if (stream_.max_outliers_per_step == 0) stream_.max_outliers_per_step = step_.num_ranks;
 }
 
-absl::Status StreamingStepPlanner::Validate(const StepOptions& step, const StreamOptions& stream) {
+absl::Status StreamingStepPlanner::Validate(const StepOptions& step,
+                                            const StepPlannerOptions& stream) {
   if (absl::Status s = ValidateStepOptions(step); !s.ok()) return s;
   if (stream.tokens_per_step < 0) {
     return absl::InvalidArgumentError(
@@ -128,7 +66,7 @@ absl::Status StreamingStepPlanner::Validate(const StepOptions& step, const Strea
 }
 
 absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Create(
-    const StepOptions& step, const StreamOptions& stream,
+    const StepOptions& step, const StepPlannerOptions& stream,
     std::shared_ptr<const cost::CostModel> model) {
   if (model == nullptr) return absl::InvalidArgumentError("model must not be null");
   if (absl::Status s = Validate(step, stream); !s.ok()) return s;
@@ -139,7 +77,7 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Crea
 absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> lengths) {
   absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths);
   if (!total.ok()) return total.status();
-  if (step_.overflow != OverflowPolicy::kSplit) {
+  if (step_.overflow != Overflow::kSplit) {
     for (size_t i = 0; i < lengths.size(); ++i) {
       if (lengths[i] > step_.max_tokens_per_microbatch) {
         return absl::InvalidArgumentError(absl::StrFormat(
@@ -232,8 +170,7 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
   }
   StepOptions o = step_;
   o.seed = util::DeriveSeed(step_.seed, static_cast<uint64_t>(steps_));
-  o.overflow =
-      step_.overflow == OverflowPolicy::kSplit ? OverflowPolicy::kSplit : OverflowPolicy::kDefer;
+  o.overflow = step_.overflow == Overflow::kSplit ? Overflow::kSplit : Overflow::kDefer;
   absl::StatusOr<Plan> plan = PlanStep(o, *model_, lengths, ids);
   if (!plan.ok()) return plan.status();
 
@@ -280,9 +217,7 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
 }
 
 std::string StreamingStepPlanner::Save() const {
-  Writer w;
-  w.Bytes(kMagic, sizeof(kMagic));
-  w.U64(kFormatVersion);
+  StateWriter w(kFormat);
   w.I64(step_.num_ranks);
   w.I64(step_.microbatches_per_rank);
   w.I64(step_.max_tokens_per_microbatch);
@@ -309,40 +244,25 @@ std::string StreamingStepPlanner::Save() const {
     w.I64(d.length);
     w.I64(d.waited);
   }
-  const uint64_t checksum = Fnv1a64(w.out());
-  w.U64(checksum);
-  return std::move(w.out());
+  return std::move(w).Finish();
 }
 
 absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Restore(
     absl::string_view bytes, std::shared_ptr<const cost::CostModel> model) {
   if (model == nullptr) return absl::InvalidArgumentError("model must not be null");
-  if (bytes.size() < sizeof(kMagic) + 16) {
-    return Corrupt(absl::StrFormat("%u bytes is too short", bytes.size()));
-  }
-  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) return Corrupt("bad magic");
-  const absl::string_view body = bytes.substr(0, bytes.size() - 8);
-  Reader tail(bytes.substr(bytes.size() - 8));
-  uint64_t checksum = 0;
-  tail.U64(checksum);
-  if (Fnv1a64(body) != checksum) return Corrupt("checksum mismatch");
-  Reader r(body.substr(sizeof(kMagic)));
-  uint64_t version = 0;
-  r.U64(version);
-  if (version != kFormatVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("step planner state: format version %u, this library reads version %u",
-                        version, kFormatVersion));
-  }
+  absl::StatusOr<StateReader> reader = StateReader::Open(bytes, kFormat);
+  if (!reader.ok()) return reader.status();
+  StateReader& r = *reader;
+  auto Corrupt = [&r](absl::string_view what) { return r.Corrupt(what); };
   StepOptions step;
-  StreamOptions stream;
+  StepPlannerOptions stream;
   int64_t algorithm = 0, ordering = 0, overflow = 0, refine = 0, next_id = 0, steps = 0;
-  bool ok = r.I64(step.num_ranks) && r.I64(step.microbatches_per_rank) &&
-            r.I64(step.max_tokens_per_microbatch) && r.I64(algorithm) && r.U64(step.seed) &&
-            r.I64(ordering) && r.I64(overflow) && r.I64(refine) && r.F64(step.tolerance) &&
-            r.I64(stream.tokens_per_step) && r.I64(stream.outlier_min_tokens) &&
-            r.I64(stream.max_defer_steps) && r.I64(stream.max_outliers_per_step) &&
-            r.I64(next_id) && r.I64(steps);
+  bool ok = r.I64(&step.num_ranks) && r.I64(&step.microbatches_per_rank) &&
+            r.I64(&step.max_tokens_per_microbatch) && r.I64(&algorithm) && r.U64(&step.seed) &&
+            r.I64(&ordering) && r.I64(&overflow) && r.I64(&refine) && r.F64(&step.tolerance) &&
+            r.I64(&stream.tokens_per_step) && r.I64(&stream.outlier_min_tokens) &&
+            r.I64(&stream.max_defer_steps) && r.I64(&stream.max_outliers_per_step) &&
+            r.I64(&next_id) && r.I64(&steps);
   if (!ok) return Corrupt("truncated header");
   auto in_range = [](int64_t v, int64_t hi) { return v >= 0 && v <= hi; };
   if (!in_range(algorithm, 3) || !in_range(ordering, 2) ||
@@ -351,7 +271,7 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   }
   step.algorithm = static_cast<StepAlgorithm>(algorithm);
   step.ordering = static_cast<SlotOrder>(ordering);
-  step.overflow = static_cast<OverflowPolicy>(overflow);
+  step.overflow = static_cast<Overflow>(overflow);
   step.refine = refine == 1;
   if (absl::Status s = Validate(step, stream); !s.ok()) return Corrupt(s.message());
   // Counters far beyond any real run would overflow when incremented.
@@ -372,7 +292,7 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   // longer than the steps planned so far.
   auto acceptable = [&](const Doc& d, int64_t& pending) {
     if (d.length <= 0 || d.id < 0 || d.id >= next_id) return false;
-    if (step.overflow != OverflowPolicy::kSplit && d.length > step.max_tokens_per_microbatch) {
+    if (step.overflow != Overflow::kSplit && d.length > step.max_tokens_per_microbatch) {
       return false;
     }
     if (step.microbatches_per_rank > 0 && d.length > planner->stream_.tokens_per_step) {
@@ -382,23 +302,23 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
     pending += d.length;
     return true;
   };
-  if (!r.U64(count) || count > r.remaining() / 16) return Corrupt("bad queue length");
+  if (!r.Count(16, &count)) return Corrupt("bad queue length");
   int64_t pending = 0;
   for (uint64_t k = 0; k < count; ++k) {
     Doc d{0, 0, 0};
-    r.I64(d.id);
-    r.I64(d.length);
+    r.I64(&d.id);
+    r.I64(&d.length);
     if (!acceptable(d, pending) || (k > 0 && d.id <= planner->queue_.back().id)) {
       return Corrupt("bad queued document");
     }
     planner->queue_.push_back(d);
   }
-  if (!r.U64(count) || count > r.remaining() / 24) return Corrupt("bad outlier queue length");
+  if (!r.Count(24, &count)) return Corrupt("bad outlier queue length");
   for (uint64_t k = 0; k < count; ++k) {
     Doc d{0, 0, 0};
-    r.I64(d.id);
-    r.I64(d.length);
-    r.I64(d.waited);
+    r.I64(&d.id);
+    r.I64(&d.length);
+    r.I64(&d.waited);
     if (!acceptable(d, pending) || d.waited < 0 || d.waited > steps ||
         (k > 0 && d.id <= planner->outliers_.back().id)) {
       return Corrupt("bad outlier");

@@ -47,7 +47,8 @@
 
 namespace flopspack::pack {
 
-struct StreamOptions {
+// The streaming options of the stateful planner (flopspack_step_planner_options).
+struct StepPlannerOptions {
   // Tokens one step takes from the queue; 0 = num_ranks x M x cap (needs
   // M > 0). At most num_ranks x M x cap when M > 0.
   int64_t tokens_per_step = 0;
@@ -62,7 +63,7 @@ struct StreamOptions {
 class StreamingStepPlanner {
  public:
   static absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> Create(
-      const StepOptions& step, const StreamOptions& stream,
+      const StepOptions& step, const StepPlannerOptions& stream,
       std::shared_ptr<const cost::CostModel> model);
 
   // Appends documents. All or nothing: a bad length (or, unless the overflow
@@ -91,16 +92,16 @@ class StreamingStepPlanner {
     int64_t waited;  // steps an outlier has been held back
   };
 
-  StreamingStepPlanner(const StepOptions& step, const StreamOptions& stream,
+  StreamingStepPlanner(const StepOptions& step, const StepPlannerOptions& stream,
                        std::shared_ptr<const cost::CostModel> model);
-  static absl::Status Validate(const StepOptions& step, const StreamOptions& stream);
+  static absl::Status Validate(const StepOptions& step, const StepPlannerOptions& stream);
   bool IsOutlier(int64_t length) const {
     return stream_.outlier_min_tokens > 0 && stream_.max_defer_steps > 0 &&
            length >= stream_.outlier_min_tokens;
   }
 
   StepOptions step_;
-  StreamOptions stream_;
+  StepPlannerOptions stream_;
   std::shared_ptr<const cost::CostModel> model_;
   std::deque<Doc> queue_;     // FIFO of documents not yet reached
   std::deque<Doc> outliers_;  // outliers held back, oldest first

@@ -47,7 +47,7 @@ bool SamePlan(const Plan& a, const Plan& b) {
 TEST(StreamingStepPlannerTest, EveryDocumentPlannedOnceAndOutliersWithinTheBound) {
   util::Rng rng(77);
   for (int trial = 0; trial < 40; ++trial) {
-    StreamOptions stream;
+    StepPlannerOptions stream;
     stream.tokens_per_step = 1500 + static_cast<int64_t>(rng.Below(548));
     stream.outlier_min_tokens = 200;
     stream.max_defer_steps = static_cast<int64_t>(rng.Below(4));
@@ -98,7 +98,7 @@ TEST(StreamingStepPlannerTest, EveryDocumentPlannedOnceAndOutliersWithinTheBound
 }
 
 TEST(StreamingStepPlannerTest, HoldsBackOutliersBeyondTheLimit) {
-  StreamOptions stream;
+  StepPlannerOptions stream;
   stream.tokens_per_step = 2048;
   stream.outlier_min_tokens = 200;
   stream.max_defer_steps = 3;
@@ -116,7 +116,7 @@ TEST(StreamingStepPlannerTest, HoldsBackOutliersBeyondTheLimit) {
 
 TEST(StreamingStepPlannerTest, SaveRestoreContinuesIdentically) {
   util::Rng rng(5);
-  StreamOptions stream;
+  StepPlannerOptions stream;
   stream.tokens_per_step = 1800;
   stream.outlier_min_tokens = 200;
   StepOptions step = Step();
@@ -144,7 +144,7 @@ TEST(StreamingStepPlannerTest, SaveRestoreContinuesIdentically) {
 }
 
 TEST(StreamingStepPlannerTest, RejectsCorruptedState) {
-  auto planner = *StreamingStepPlanner::Create(Step(), StreamOptions{}, Quadratic());
+  auto planner = *StreamingStepPlanner::Create(Step(), StepPlannerOptions{}, Quadratic());
   ASSERT_TRUE(planner->Push({5, 6, 7}).ok());
   const std::string saved = planner->Save();
   for (size_t i = 0; i < saved.size(); ++i) {
@@ -164,15 +164,15 @@ TEST(StreamingStepPlannerTest, RejectsCorruptedState) {
 TEST(StreamingStepPlannerTest, BadInput) {
   StepOptions step = Step();
   step.microbatches_per_rank = 0;
-  EXPECT_EQ(StreamingStepPlanner::Create(step, StreamOptions{}, Quadratic()).status().code(),
+  EXPECT_EQ(StreamingStepPlanner::Create(step, StepPlannerOptions{}, Quadratic()).status().code(),
             absl::StatusCode::kInvalidArgument);
-  StreamOptions stream;
+  StepPlannerOptions stream;
   stream.tokens_per_step = 4 * 2 * 256 + 1;
   EXPECT_EQ(StreamingStepPlanner::Create(Step(), stream, Quadratic()).status().code(),
             absl::StatusCode::kInvalidArgument);
   step = Step();
-  step.overflow = OverflowPolicy::kReject;
-  auto planner = *StreamingStepPlanner::Create(step, StreamOptions{}, Quadratic());
+  step.overflow = Overflow::kError;
+  auto planner = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, Quadratic());
   absl::Status s = planner->Push({3, 300}).status();
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("lengths[1] = 300"), absl::string_view::npos) << s;

@@ -1,7 +1,6 @@
 #include "pack/primitives/lpt.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <queue>
 #include <utility>
@@ -9,44 +8,6 @@
 #include "absl/strings/str_format.h"
 
 namespace flopspack::pack {
-
-std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
-  const size_t n = costs.size();
-  std::vector<int32_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
-  if (n < 512) {
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return costs[a] != costs[b] ? costs[a] > costs[b] : a < b;
-    });
-    return order;
-  }
-  // LSD radix sort on the bit patterns: for finite doubles >= 0 they order
-  // like the values, and inverting them sorts descending. Stable, so equal
-  // costs keep index order. 8 passes of 8 bits; passes where every key has
-  // the same byte are skipped.
-  std::vector<uint64_t> key(n), key_tmp(n);
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t bits = 0;
-    const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0
-    std::memcpy(&bits, &c, sizeof(bits));
-    key[i] = ~bits;
-  }
-  std::vector<int32_t> order_tmp(n);
-  for (int shift = 0; shift < 64; shift += 8) {
-    size_t count[257] = {0};
-    for (size_t i = 0; i < n; ++i) ++count[((key[i] >> shift) & 0xff) + 1];
-    if (count[((key[0] >> shift) & 0xff) + 1] == n) continue;
-    for (size_t d = 1; d < 257; ++d) count[d] += count[d - 1];
-    for (size_t i = 0; i < n; ++i) {
-      const size_t at = count[(key[i] >> shift) & 0xff]++;
-      key_tmp[at] = key[i];
-      order_tmp[at] = order[i];
-    }
-    key.swap(key_tmp);
-    order.swap(order_tmp);
-  }
-  return order;
-}
 
 absl::StatusOr<std::vector<int32_t>> ListSchedule(absl::Span<const double> costs,
                                                   absl::Span<const int32_t> order, int32_t k,
@@ -60,13 +21,32 @@ absl::StatusOr<std::vector<int32_t>> ListSchedule(absl::Span<const double> costs
   std::vector<double> load(static_cast<size_t>(k), 0.0);
   std::vector<int64_t> tokens(static_cast<size_t>(k), 0);
   std::vector<size_t> count(static_cast<size_t>(k), 0);
-  CountQuota quota(costs.size(), static_cast<size_t>(k), limits.equal_count);
+  CountQuota quota(order.size(), static_cast<size_t>(k), limits.equal_count,
+                   static_cast<size_t>(limits.max_items));
   std::vector<int32_t> group(costs.size(), -1);
   std::vector<Entry> skipped;
+  // Under a token cap, rooms only shrink: a max-heap of (room, group) whose
+  // stale entries are dropped when they surface says in O(1) amortized
+  // whether any group has room for t, so an item that fits nowhere is
+  // settled without visiting every group (the simulator's token balancing
+  // defers thousands of such pieces per step).
+  using Room = std::pair<int64_t, int32_t>;
+  std::vector<Room> rooms;
+  if (limits.has_token_cap()) {
+    for (int32_t g = 0; g < k; ++g) rooms.emplace_back(limits.max_tokens, g);
+  }
+  auto largest_room = [&]() {
+    while (rooms.front().first != limits.max_tokens - tokens[rooms.front().second]) {
+      std::pop_heap(rooms.begin(), rooms.end());
+      rooms.pop_back();
+    }
+    return rooms.front().first;
+  };
   for (int32_t item : order) {
     const int64_t t = limits.item_tokens(item);
     int32_t chosen = -1;
-    while (!heap.empty()) {
+    const bool fits_somewhere = !limits.has_token_cap() || largest_room() >= t;
+    while (fits_somewhere && !heap.empty()) {
       const Entry top = heap.top();
       heap.pop();
       const int32_t g = top.second;
@@ -81,6 +61,7 @@ absl::StatusOr<std::vector<int32_t>> ListSchedule(absl::Span<const double> costs
     for (const Entry& e : skipped) heap.push(e);
     skipped.clear();
     if (chosen < 0) {
+      if (limits.allow_unplaced) continue;
       return absl::FailedPreconditionError(absl::StrFormat(
           "list scheduling found no group for item %d (cost %g, tokens %d) under "
           "max_tokens_per_group = %d%s",
@@ -92,6 +73,10 @@ absl::StatusOr<std::vector<int32_t>> ListSchedule(absl::Span<const double> costs
     load[chosen] += costs[item];
     tokens[chosen] += t;
     heap.emplace(load[chosen], chosen);
+    if (limits.has_token_cap()) {
+      rooms.emplace_back(limits.max_tokens - tokens[chosen], chosen);
+      std::push_heap(rooms.begin(), rooms.end());
+    }
   }
   return group;
 }
@@ -106,6 +91,21 @@ absl::StatusOr<std::vector<int32_t>> AssignGreedy(absl::Span<const double> costs
 absl::StatusOr<std::vector<int32_t>> AssignLpt(absl::Span<const double> costs, int32_t k,
                                                const GroupLimits& limits) {
   return ListSchedule(costs, CostDescendingOrder(costs), k, limits);
+}
+
+std::vector<int32_t> AssignLptSlots(absl::Span<const double> costs, int32_t k, int64_t slots) {
+  const std::vector<int32_t> order = CostDescendingOrder(costs);
+  GroupLimits limits;
+  limits.max_items = slots;
+  limits.allow_unplaced = true;
+  // Cannot fail: allow_unplaced.
+  std::vector<int32_t> slot = *ListSchedule(costs, order, k, limits);
+  std::vector<int64_t> taken(static_cast<size_t>(k), 0);
+  for (int32_t item : order) {
+    const int32_t g = slot[item];
+    if (g >= 0) slot[item] = static_cast<int32_t>(g * slots + taken[g]++);
+  }
+  return slot;
 }
 
 }  // namespace flopspack::pack

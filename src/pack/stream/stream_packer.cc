@@ -4,70 +4,13 @@
 #include <cstring>
 
 #include "absl/strings/str_format.h"
+#include "pack/primitives/saved_state.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
 namespace {
 
-constexpr char kMagic[8] = {'F', 'L', 'P', 'K', 'S', 'T', 'R', 'M'};
-constexpr uint32_t kFormatVersion = 1;
-
-// FNV-1a, 64 bits: detects corruption of saved state (not an adversary).
-uint64_t Fnv1a(const uint8_t* data, size_t size) {
-  uint64_t hash = 0xCBF29CE484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= data[i];
-    hash *= 0x100000001B3ull;
-  }
-  return hash;
-}
-
-class Writer {
- public:
-  void U64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  }
-  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
-  void Raw(const char* data, size_t size) { bytes_.append(data, size); }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class Reader {
- public:
-  explicit Reader(absl::Span<const uint8_t> bytes) : bytes_(bytes) {}
-  bool U64(uint64_t* v) {
-    if (bytes_.size() - pos_ < 8) return false;
-    *v = 0;
-    for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(bytes_[pos_ + i]) << (8 * i);
-    pos_ += 8;
-    return true;
-  }
-  bool I64(int64_t* v) {
-    uint64_t u;
-    if (!U64(&u)) return false;
-    *v = static_cast<int64_t>(u);
-    return true;
-  }
-  // A count of records of at least `record_bytes` each that must fit in
-  // what is left: a corrupted count cannot make us allocate gigabytes.
-  bool Count(uint64_t record_bytes, uint64_t* n) {
-    if (!U64(n)) return false;
-    return *n <= (bytes_.size() - pos_) / record_bytes;
-  }
-  size_t remaining() const { return bytes_.size() - pos_; }
-
- private:
-  absl::Span<const uint8_t> bytes_;
-  size_t pos_ = 0;
-};
-
-absl::Status Corrupt(const char* what) {
-  return absl::InvalidArgumentError(
-      absl::StrFormat("stream packer state is corrupted or truncated: %s", what));
-}
+constexpr StateFormat kFormat = {{'F', 'L', 'P', 'K', 'S', 'T', 'R', 'M'}, 1, "stream packer"};
 
 }  // namespace
 
@@ -84,10 +27,11 @@ absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Create(
     return absl::InvalidArgumentError(
         absl::StrFormat("window = %u is beyond the supported 2^40 documents", options.window));
   }
-  const int overflow = static_cast<int>(options.overflow);
-  if (overflow < 0 || overflow > 2) {
+  // Enum values are the C layer's to check (src/capi); what is left is
+  // the policy the stream packer does not offer.
+  if (options.overflow == Overflow::kDefer) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("overflow = %d is not a flopspack_overflow value", overflow));
+        "overflow = defer: the stream packer takes error, truncate or split");
   }
   return std::unique_ptr<StreamPacker>(new StreamPacker(options, std::move(model)));
 }
@@ -303,9 +247,7 @@ absl::StatusOr<Plan> StreamPacker::Take() {
 }
 
 std::string StreamPacker::Save() const {
-  Writer w;
-  w.Raw(kMagic, sizeof(kMagic));
-  w.U64(kFormatVersion);
+  StateWriter w(kFormat);
   w.I64(options_.capacity);
   w.U64(options_.window);
   w.U64(static_cast<uint64_t>(options_.overflow));
@@ -347,31 +289,18 @@ std::string StreamPacker::Save() const {
   }
   w.U64(ready_.size());
   for (const std::vector<Piece>& sequence : ready_) pieces(sequence);
-  const uint64_t checksum =
-      Fnv1a(reinterpret_cast<const uint8_t*>(w.bytes().data()), w.bytes().size());
-  w.U64(checksum);
-  return std::move(w.bytes());
+  return std::move(w).Finish();
 }
 
 absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
     absl::Span<const uint8_t> bytes, std::shared_ptr<const cost::CostModel> model) {
-  if (bytes.size() < sizeof(kMagic) + 16 ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    return Corrupt("not a flopspack stream packer state (bad magic)");
-  }
-  const size_t body = bytes.size() - 8;
-  uint64_t stored = 0;
-  for (int i = 0; i < 8; ++i) stored |= static_cast<uint64_t>(bytes[body + i]) << (8 * i);
-  if (Fnv1a(bytes.data(), body) != stored) return Corrupt("checksum mismatch");
-  Reader r(bytes.subspan(sizeof(kMagic), body - sizeof(kMagic)));
-  uint64_t version = 0, overflow = 0;
+  absl::StatusOr<StateReader> reader = StateReader::Open(
+      absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), kFormat);
+  if (!reader.ok()) return reader.status();
+  StateReader& r = *reader;
+  auto Corrupt = [&r](absl::string_view what) { return r.Corrupt(what); };
+  uint64_t overflow = 0;
   StreamOptions options;
-  if (!r.U64(&version)) return Corrupt("no version");
-  if (version != kFormatVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("stream packer state has format version %u; this library reads version %u",
-                        version, kFormatVersion));
-  }
   if (!r.I64(&options.capacity) || !r.U64(&options.window) || !r.U64(&overflow) ||
       !r.U64(&options.seed)) {
     return Corrupt("options");
@@ -446,25 +375,26 @@ absl::Status StreamPacker::Validate() const {
     }
     return true;
   };
-  if (!check(pending_, false)) return Corrupt("pending piece out of range");
+  if (!check(pending_, false)) return CorruptState(kFormat, "pending piece out of range");
   if (pending_documents_ >= chunk_size_ || pending_documents_ > pending_.size()) {
-    return Corrupt("pending count");
+    return CorruptState(kFormat, "pending count");
   }
   for (int32_t id : open_) {
     if (!check(bins_[id].pieces, true) || bins_[id].birth_chunk > chunk_index_) {
-      return Corrupt("open sequence out of range");
+      return CorruptState(kFormat, "open sequence out of range");
     }
   }
   for (const std::vector<Piece>& sequence : ready_) {
     int64_t used = 0;
     for (const Piece& piece : sequence) used += piece.tokens;
-    if (!check(sequence, true) || used > capacity) return Corrupt("ready sequence out of range");
+    if (!check(sequence, true) || used > capacity)
+      return CorruptState(kFormat, "ready sequence out of range");
   }
   if (smallest_piece_ < 0 || smallest_piece_ > capacity || tokens_emitted_ < 0 ||
       truncated_tokens_ < 0 || split_at_take_ > split_documents_ ||
       truncated_at_take_ > truncated_documents_ || truncated_tokens_at_take_ < 0 ||
       truncated_tokens_at_take_ > truncated_tokens_) {
-    return Corrupt("counters out of range");
+    return CorruptState(kFormat, "counters out of range");
   }
   return absl::OkStatus();
 }

@@ -37,8 +37,8 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
-#include "pack/binpack/packer.h"
 #include "pack/primitives/bit_tree.h"
+#include "pack/primitives/overflow.h"
 #include "pack/primitives/plan.h"
 
 namespace flopspack::pack {
@@ -46,7 +46,7 @@ namespace flopspack::pack {
 struct StreamOptions {
   int64_t capacity = 0;                  // tokens per sequence, in [1, kMaxStreamCapacity]
   uint64_t window = 0;                   // W >= 1 documents
-  Overflow overflow = Overflow::kError;  // as flopspack_pack: error, truncate or split
+  Overflow overflow = Overflow::kError;  // error, truncate or split, as Pack
   uint64_t seed = 0;
 };
 

@@ -191,7 +191,8 @@ TEST(StreamPackerTest, BadInput) {
   EXPECT_FALSE(StreamPacker::Create({100, 0, Overflow::kError, 0}, nullptr).ok());
   EXPECT_FALSE(
       StreamPacker::Create({kMaxStreamCapacity + 1, 10, Overflow::kError, 0}, nullptr).ok());
-  EXPECT_FALSE(StreamPacker::Create({100, 10, static_cast<Overflow>(5), 0}, nullptr).ok());
+  EXPECT_EQ(StreamPacker::Create({100, 10, Overflow::kDefer, 0}, nullptr).status().message(),
+            "overflow = defer: the stream packer takes error, truncate or split");
   auto packer = MakePacker(100, 10, Overflow::kError);
   const std::vector<int64_t> over = {5, 101};
   absl::Status status = packer->Push(over);
