@@ -94,18 +94,19 @@ absl::Status MakePieces(absl::Span<const int64_t> lengths, const PackOptions& op
   return absl::OkStatus();
 }
 
+// Placements only (no per-item bins): the plan is built from them in order.
 BinAssignment Assign(absl::Span<const int64_t> sizes, const PackOptions& options) {
   switch (options.algorithm) {
     case PackAlgorithm::kNextFit:
-      return NextFit(sizes, options.capacity);
+      return NextFit(sizes, options.capacity, /*item_bins=*/false);
     case PackAlgorithm::kFirstFitDecreasing:
-      return FirstFitDecreasing(sizes, options.capacity);
+      return FirstFitDecreasing(sizes, options.capacity, /*item_bins=*/false);
     case PackAlgorithm::kShuffledFirstFit:
-      return ShuffledFirstFit(sizes, options.capacity, options.seed);
+      return ShuffledFirstFit(sizes, options.capacity, options.seed, /*item_bins=*/false);
     case PackAlgorithm::kBestFitDecreasing:
       break;
   }
-  return BestFitDecreasing(sizes, options.capacity);
+  return BestFitDecreasing(sizes, options.capacity, /*item_bins=*/false);
 }
 
 }  // namespace
@@ -126,22 +127,25 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
   const absl::Span<const int64_t> sizes = has_pieces ? absl::MakeConstSpan(pieces.size) : lengths;
   const BinAssignment assignment = Assign(sizes, options);
 
-  // Group the pieces by bin, keeping placement order inside each bin.
+  // Group the pieces by bin, keeping placement order inside each bin: the
+  // placements are read in order (no per-item lookups), one scatter.
+  const size_t placed = assignment.order.size();
   std::vector<int64_t> start(static_cast<size_t>(assignment.num_bins) + 1, 0);
-  for (int32_t bin : assignment.bin) ++start[static_cast<size_t>(bin) + 1];
+  for (int32_t bin : assignment.placed_bin) ++start[static_cast<size_t>(bin) + 1];
   for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<int64_t> items(sizes.size()), tokens(sizes.size());
+  std::vector<int64_t> items(placed), tokens(placed);
+  int64_t longest = 0;
   {
     std::vector<int64_t> cursor(start.begin(), start.end() - 1);
-    for (int32_t piece : assignment.order) {
-      const int64_t at = cursor[assignment.bin[piece]]++;
+    for (size_t k = 0; k < placed; ++k) {
+      const int32_t piece = assignment.order[k];
+      const int64_t size = sizes[piece];
+      const int64_t at = cursor[assignment.placed_bin[k]]++;
       items[at] = has_pieces ? pieces.item[piece] : piece;
-      tokens[at] = sizes[piece];
+      tokens[at] = size;
+      longest = std::max(longest, size);
     }
   }
-
-  int64_t longest = 0;
-  for (int64_t s : sizes) longest = std::max(longest, s);
   std::vector<double> costs(static_cast<size_t>(assignment.num_bins));
   for (int32_t b = 0; b < assignment.num_bins; ++b) {
     const auto group_tokens =

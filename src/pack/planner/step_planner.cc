@@ -31,6 +31,11 @@ struct Items {
     where.push_back(-1);
   }
   size_t size() const { return doc.size(); }
+  void Reserve(size_t n) {
+    doc.reserve(n);
+    tokens.reserve(n);
+    where.reserve(n);
+  }
 };
 
 int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
@@ -212,6 +217,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   Items items;
   std::vector<int64_t> deferred;  // positions in lengths
   std::vector<int64_t> kept;      // documents that go to the algorithm
+  kept.reserve(lengths.size());
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (lengths[i] <= cap) {
@@ -280,6 +286,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     if (!c.ok()) return c.status();
     costs = std::move(*c);
   } else {
+    items.Reserve(kept.size() + static_cast<size_t>(total / cap));
     for (int64_t i : kept) {
       for (int64_t left = lengths[i]; left > 0; left -= cap) items.Add(i, std::min(left, cap));
     }
@@ -349,39 +356,51 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     mb_cost[g] = *c;
   }
 
-  Plan plan;
-  plan.Reserve(groups, members.size());
-  std::vector<int64_t> rank_of(groups), slot_of(groups);
-  std::vector<int64_t> group_items, group_tokens;
+  // The plan's CSR in slot order, written once.
+  std::vector<int64_t> offsets(groups + 1, 0), rank_of(groups), slot_of(groups);
+  std::vector<int64_t> computed(groups), plan_items(members.size()), plan_tokens(members.size());
+  std::vector<double> plan_costs(groups);
+  size_t at = 0;
   for (int64_t rank = 0; rank < r; ++rank) {
     const std::vector<int32_t> perm =
         OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
     for (int64_t slot = 0; slot < m; ++slot) {
       const int64_t g = rank * m + perm[slot];
-      group_items.clear();
-      group_tokens.clear();
+      const int64_t position = rank * m + slot;
       int64_t real = 0;
       for (int64_t p = start[g]; p < start[g + 1]; ++p) {
-        group_items.push_back(id_of(items.doc[members[p]]));
-        group_tokens.push_back(items.tokens[members[p]]);
-        real += items.tokens[members[p]];
+        plan_items[at] = id_of(items.doc[members[p]]);
+        plan_tokens[at] = items.tokens[members[p]];
+        real += plan_tokens[at++];
       }
-      plan.AddGroup(group_items, group_tokens, real, mb_cost[g]);
-      rank_of[rank * m + slot] = rank;
-      slot_of[rank * m + slot] = slot;
+      offsets[position + 1] = static_cast<int64_t>(at);
+      computed[position] = real;
+      plan_costs[position] = mb_cost[g];
+      rank_of[position] = rank;
+      slot_of[position] = slot;
     }
   }
+  Plan plan;
+  plan.SetGroups(std::move(offsets), std::move(plan_items), std::move(plan_tokens),
+                 std::move(computed), std::move(plan_costs));
   plan.SetSlots(std::move(rank_of), std::move(slot_of));
   ComputeGroupMetrics(plan, static_cast<uint64_t>(n), largest_item, cap);
   ComputeRankMetrics(plan, static_cast<uint64_t>(r), static_cast<uint64_t>(m), largest_item);
 
-  // Documents that appear in more than one piece.
-  std::vector<int32_t> pieces_of(n, 0);
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (items.where[i] >= 0) ++pieces_of[items.doc[i]];
-  }
+  // Documents that appear in more than one piece (none when every item is
+  // a whole document).
   PlanMetrics& metrics = plan.metrics();
-  for (int64_t i = 0; i < n; ++i) metrics.split_items += pieces_of[i] > 1 ? 1 : 0;
+  bool any_piece = false;
+  for (size_t i = 0; i < items.size() && !any_piece; ++i) {
+    any_piece = items.tokens[i] != lengths[items.doc[i]];
+  }
+  if (any_piece) {
+    std::vector<int32_t> pieces_of(n, 0);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items.where[i] >= 0) ++pieces_of[items.doc[i]];
+    }
+    for (int64_t i = 0; i < n; ++i) metrics.split_items += pieces_of[i] > 1 ? 1 : 0;
+  }
   std::sort(deferred.begin(), deferred.end());
   for (int64_t d : deferred) {
     plan.deferred().push_back(id_of(d));

@@ -53,4 +53,27 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
   return order;
 }
 
+std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
+                                         absl::Span<const int64_t> lengths, int64_t max_length) {
+  const size_t n = costs.size();
+  if (n < kCostOrderRadixMin || max_length > 4 * static_cast<int64_t>(n) + (int64_t{1} << 16)) {
+    return CostDescendingOrder(costs);
+  }
+  // Stable counting sort on max_length - length: longest first, ties by index.
+  std::vector<int32_t> start(static_cast<size_t>(max_length) + 1, 0);
+  for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
+  for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) {
+    order[start[static_cast<size_t>(max_length - lengths[i])]++] = static_cast<int32_t>(i);
+  }
+  // It is the cost order exactly when every neighbouring pair is in it.
+  for (size_t k = 1; k < n; ++k) {
+    const double a = costs[order[k - 1]] == 0 ? 0.0 : costs[order[k - 1]];
+    const double b = costs[order[k]] == 0 ? 0.0 : costs[order[k]];
+    if (a < b || (a == b && order[k - 1] > order[k])) return CostDescendingOrder(costs);
+  }
+  return order;
+}
+
 }  // namespace flopspack::pack

@@ -28,6 +28,16 @@ inline constexpr size_t kCostOrderRadixMin = 512;
 // Preconditions: costs finite and >= 0 (or -0.0), costs.size() < 2^31.
 std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs);
 
+// The same order, faster when the costs are a function of lengths bounded by
+// max_length that grows with them (every built-in cost model on documents):
+// a stable counting sort of the lengths, descending, in O(n + max_length),
+// is kept when one sweep confirms it is the cost order (costs non-increasing
+// along it, equal costs in index order); otherwise, or when max_length is
+// large next to n, the radix sort above. Preconditions: as above, lengths
+// of costs.size() in [1, max_length].
+std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
+                                         absl::Span<const int64_t> lengths, int64_t max_length);
+
 }  // namespace flopspack::pack
 
 #endif  // FLOPSPACK_PACK_PRIMITIVES_COST_ORDER_H_

@@ -44,6 +44,36 @@ TEST(CostOrderTest, LargeInputsMatchComparisonSort) {
   EXPECT_EQ(CostDescendingOrder(costs), expected);
 }
 
+// With lengths: the counting sort is kept only when it is the cost order,
+// so the result always equals the radix sort's, whatever the costs do.
+TEST(CostOrderTest, LengthShortcutGivesTheCostOrder) {
+  util::Rng rng(47);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t max_length = 1 + static_cast<int64_t>(rng.Below(5000));
+    std::vector<int64_t> lengths(kCostOrderRadixMin + rng.Below(5000));
+    for (int64_t& l : lengths) l = 1 + static_cast<int64_t>(rng.Below(max_length));
+    std::vector<double> costs(lengths.size());
+    for (size_t i = 0; i < costs.size(); ++i) {
+      const double l = static_cast<double>(lengths[i]);
+      switch (trial % 4) {
+        case 0:  // strictly increasing in length: the shortcut holds
+          costs[i] = l * l + 3 * l;
+          break;
+        case 1:  // flat above 100: equal costs for different lengths
+          costs[i] = std::min(l, 100.0);
+          break;
+        case 2:  // decreasing in length
+          costs[i] = 1e6 - l;
+          break;
+        default:  // unrelated to length
+          costs[i] = rng.Uniform();
+      }
+    }
+    EXPECT_EQ(CostDescendingOrder(costs, lengths, max_length), CostDescendingOrder(costs))
+        << "trial " << trial;
+  }
+}
+
 // Costs that agree in their top 32 bits (a relative difference below 1e-6)
 // still come out in exact order: the radix sort reads all 64 bits.
 TEST(CostOrderTest, ExactOnNearlyEqualCosts) {
