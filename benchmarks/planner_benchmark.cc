@@ -71,6 +71,7 @@ void BM_Sequences(benchmark::State& state) {
 void Shapes(benchmark::internal::Benchmark* b) {
   b->Args({8192, 4, 970})->Args({8192, 4, 990})->Args({8192, 4, 995});
   b->Args({1024, 4, 990})->Args({64, 8, 970})->Args({64, 8, 990});
+  b->Args({65536, 4, 970});  // 1.6M documents: a step of a 100K-GPU-class run
   b->Unit(benchmark::kMillisecond);
 }
 BENCHMARK(BM_Documents)->Apply(Shapes);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "pack/primitives/bin_packing.h"
+#include "util/large_buffer.h"
 #include "util/validate.h"
 
 namespace flopspack::pack {
@@ -133,7 +134,8 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
   std::vector<int64_t> start(static_cast<size_t>(assignment.num_bins) + 1, 0);
   for (int32_t bin : assignment.placed_bin) ++start[static_cast<size_t>(bin) + 1];
   for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-  std::vector<int64_t> items(placed), tokens(placed);
+  std::vector<int64_t> items = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> tokens = util::LargeVector<int64_t>(placed);
   int64_t longest = 0;
   {
     std::vector<int64_t> cursor(start.begin(), start.end() - 1);

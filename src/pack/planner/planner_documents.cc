@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pack/primitives/cost_order.h"
+#include "util/large_buffer.h"
 
 namespace flopspack::pack {
 namespace {
@@ -104,6 +105,10 @@ class Arena {
       total += capacity_[mb];
       size_[mb] = 0;
     }
+    // Room for slices to move and double (Add) without reallocating the
+    // pool on every move.
+    pool_.reserve(total + total / 2 + 64);
+    util::AdviseHugePages(pool_.data(), pool_.capacity() * sizeof(Entry));
     pool_.resize(total);
     for (size_t k = 0; k < where.size(); ++k) {
       const int32_t w = where[k];
@@ -344,8 +349,8 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   // Costs usually follow lengths, which are bounded by the cap: then a
   // counting sort gives the same order (checked, not assumed).
   const std::vector<int32_t> order = CostDescendingOrder(costs, lengths, cap);
-  std::vector<int64_t> len(n);
-  std::vector<double> cost(n);
+  std::vector<int64_t> len = util::LargeVector<int64_t>(n);
+  std::vector<double> cost = util::LargeVector<double>(n);
   for (int32_t k = 0; k < n; ++k) {
     len[k] = lengths[order[k]];
     cost[k] = costs[order[k]];

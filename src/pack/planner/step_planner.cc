@@ -11,6 +11,7 @@
 #include "pack/planner/planner_documents.h"
 #include "pack/primitives/bin_packing.h"
 #include "pack/primitives/lpt.h"
+#include "util/large_buffer.h"
 #include "util/random.h"
 #include "util/validate.h"
 
@@ -328,37 +329,43 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     }
   }
 
-  // Microbatches as CSR over items, in item order.
+  // Microbatches as CSR over items, in item order: one pass over the items
+  // scatters them to their microbatch, so everything after reads each
+  // microbatch from contiguous memory.
   const int64_t groups = r * m;
   std::vector<int64_t> start(groups + 1, 0);
   for (int32_t w : items.where) {
     if (w >= 0) ++start[w + 1];
   }
   for (int64_t g = 0; g < groups; ++g) start[g + 1] += start[g];
-  std::vector<int32_t> members(start[groups]);
+  const size_t placed = static_cast<size_t>(start[groups]);
+  std::vector<int64_t> mb_doc = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> mb_tokens = util::LargeVector<int64_t>(placed);
+  double largest_item = 0;
   {
     std::vector<int64_t> fill(start.begin(), start.end() - 1);
     for (size_t i = 0; i < items.size(); ++i) {
-      if (items.where[i] >= 0) members[fill[items.where[i]]++] = static_cast<int32_t>(i);
+      const int32_t w = items.where[i];
+      if (w < 0) continue;
+      const int64_t at = fill[w]++;
+      mb_doc[at] = items.doc[i];
+      mb_tokens[at] = items.tokens[i];
+      largest_item = std::max(largest_item, costs[i]);
     }
   }
   std::vector<double> mb_cost(groups);
-  std::vector<int64_t> scratch;
-  double largest_item = 0;
   for (int64_t g = 0; g < groups; ++g) {
-    scratch.clear();
-    for (int64_t p = start[g]; p < start[g + 1]; ++p) {
-      scratch.push_back(items.tokens[members[p]]);
-      largest_item = std::max(largest_item, costs[members[p]]);
-    }
-    absl::StatusOr<double> c = model.SequenceCost(scratch);
+    absl::StatusOr<double> c = model.SequenceCost(
+        absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]));
     if (!c.ok()) return c.status();
     mb_cost[g] = *c;
   }
 
   // The plan's CSR in slot order, written once.
   std::vector<int64_t> offsets(groups + 1, 0), rank_of(groups), slot_of(groups);
-  std::vector<int64_t> computed(groups), plan_items(members.size()), plan_tokens(members.size());
+  std::vector<int64_t> computed(groups);
+  std::vector<int64_t> plan_items = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
   std::vector<double> plan_costs(groups);
   size_t at = 0;
   for (int64_t rank = 0; rank < r; ++rank) {
@@ -369,8 +376,8 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
       const int64_t position = rank * m + slot;
       int64_t real = 0;
       for (int64_t p = start[g]; p < start[g + 1]; ++p) {
-        plan_items[at] = id_of(items.doc[members[p]]);
-        plan_tokens[at] = items.tokens[members[p]];
+        plan_items[at] = id_of(mb_doc[p]);
+        plan_tokens[at] = mb_tokens[p];
         real += plan_tokens[at++];
       }
       offsets[position + 1] = static_cast<int64_t>(at);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pack/primitives/bit_tree.h"
+#include "util/large_buffer.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -52,7 +53,7 @@ void Visit(const Visiting& v, absl::Span<const int64_t> sizes, int64_t capacity,
 Visiting Decreasing(absl::Span<const int64_t> sizes, int64_t capacity) {
   const size_t n = sizes.size();
   Visiting v;
-  v.order.resize(n);
+  util::ResizeLarge(v.order, n);
   if (CapacityIsSmall(capacity, n)) {
     // Stable counting sort on capacity - size.
     v.run.assign(static_cast<size_t>(capacity), 0);
@@ -92,7 +93,7 @@ BinAssignment FirstFitWithTree(absl::Span<const int64_t> sizes, Visiting visitin
   while (leaves < bound) leaves <<= 1;
   std::vector<V> tree(2 * leaves, static_cast<V>(capacity));
   BinAssignment out;
-  out.placed_bin.resize(sizes.size());
+  util::ResizeLarge(out.placed_bin, sizes.size());
   int32_t* placed = out.placed_bin.data();
   Visit(visiting, sizes, capacity, [&](int32_t, int64_t s) {
     const V size = static_cast<V>(s);
@@ -130,7 +131,7 @@ BinAssignment FirstFitVisiting(absl::Span<const int64_t> sizes, Visiting visitin
 BinAssignment BestFitBuckets(absl::Span<const int64_t> sizes, Visiting visiting, int64_t capacity,
                              bool item_bins) {
   BinAssignment out;
-  out.placed_bin.resize(sizes.size());
+  util::ResizeLarge(out.placed_bin, sizes.size());
   int32_t* placed = out.placed_bin.data();
   std::vector<int32_t> head(static_cast<size_t>(capacity) + 1, -1);
   std::vector<int32_t> next;  // next bin in the same stack, by bin
