@@ -7,7 +7,8 @@ PACKAGES="build-essential cmake ninja-build pkg-config git
   meson swig golang-go abigail-tools bindgen clang libclang-rt-14-dev clang-format clang-tidy
   python3 python3-dev python3-numpy python3-pytest python3-torch
   python3-matplotlib fonts-dejavu-core chromium
-  python3-dask python3-distributed"
+  python3-dask python3-distributed
+  python3-mesonpy python3-venv python3-pip"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -53,4 +53,8 @@ meson test -C build/ci-meson --print-errorlogs
 echo "== downstream consumers"
 tests/consumers/run.sh "$root" "$root/build/ci-prefix" "$root/build/ci-consumers"
 
+# ---- Python package installed by pip (pyproject.toml, meson-python) ----
+echo "== pip install into a venv, Python suite against the install"
+scripts/test-pip-install.sh "$root/build/ci-venv"
+
 echo "== all tests passed"

@@ -28,6 +28,7 @@
     flopspack_py_raise($1);
     SWIG_fail;
   }
+  if (flopspack_py_settle_after_success()) SWIG_fail;
   $result = SWIG_Py_Void();
 }
 
@@ -107,7 +108,47 @@ static PyObject* flopspack_py_error_classes = NULL;
 /* A Python exception raised inside a cost callback, chained as __cause__. */
 static thread_local PyObject* flopspack_py_callback_error = NULL;
 
+/* After a call that succeeded: drops an exception a callback raised that the
+ * call recovered from (so it is never chained to a later, unrelated
+ * failure), but raises KeyboardInterrupt, SystemExit and other
+ * BaseExceptions all the same. Returns 1 if a Python exception is now set. */
+static int flopspack_py_settle_after_success(void) {
+  PyObject* pending = flopspack_py_callback_error;
+  if (pending == NULL) return 0;
+  flopspack_py_callback_error = NULL;
+  int raised = 0;
+  if (!PyObject_IsInstance(pending, PyExc_Exception)) {
+    PyErr_SetObject((PyObject*)Py_TYPE(pending), pending);
+    raised = 1;
+  }
+  Py_DECREF(pending);
+  return raised;
+}
+
+/* Stores the exception a callback raised (the GIL is held), to be chained to
+ * the library's error or re-raised when the C call returns. */
+static void flopspack_py_keep_callback_error(void) {
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (value != NULL && traceback != NULL) PyException_SetTraceback(value, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+  Py_XDECREF(flopspack_py_callback_error);
+  flopspack_py_callback_error = value;
+}
+
 static void flopspack_py_raise(flopspack_status status) {
+  PyObject* pending = flopspack_py_callback_error;
+  if (pending != NULL && !PyObject_IsInstance(pending, PyExc_Exception)) {
+    /* KeyboardInterrupt, SystemExit...: what stopped the callback is what the
+     * caller must see, not a flopspack error (an Exception) that a plain
+     * `except Exception:` would swallow. */
+    flopspack_py_callback_error = NULL;
+    PyErr_SetObject((PyObject*)Py_TYPE(pending), pending);
+    Py_DECREF(pending);
+    return;
+  }
   const char* message = flopspack_swig_error_message();
   PyObject* cls = NULL;
   if (flopspack_py_error_classes != NULL) {
@@ -143,11 +184,16 @@ static int flopspack_py_cost_trampoline(void* user_data, const int64_t* lengths,
   PyGILState_STATE gil = PyGILState_Ensure();
   int rc = 1;
   npy_intp dims[1] = {(npy_intp)n};
-  /* A read-only view of the library's array, valid during the call only. */
-  PyObject* view = PyArray_New(&PyArray_Type, 1, dims, NPY_INT64, NULL, (void*)lengths, 0,
-                               NPY_ARRAY_C_CONTIGUOUS, NULL);
-  if (view != NULL) {
-    PyObject* result = PyObject_CallFunctionObjArgs((PyObject*)user_data, view, NULL);
+  /* A copy the callable owns: the library's array is valid during the call
+   * only, and a callable may keep what it is given (issue 21). */
+  PyObject* lengths_copy = PyArray_SimpleNew(1, dims, NPY_INT64);
+  if (lengths_copy != NULL) {
+    if (n > 0) {
+      memcpy(PyArray_DATA((PyArrayObject*)lengths_copy), lengths, n * sizeof(int64_t));
+    }
+    /* Read-only all the same: writing to it could not change the library's input. */
+    PyArray_CLEARFLAGS((PyArrayObject*)lengths_copy, NPY_ARRAY_WRITEABLE);
+    PyObject* result = PyObject_CallFunctionObjArgs((PyObject*)user_data, lengths_copy, NULL);
     if (result != NULL) {
       double cost = PyFloat_AsDouble(result);
       if (!(cost == -1.0 && PyErr_Occurred())) {
@@ -156,21 +202,20 @@ static int flopspack_py_cost_trampoline(void* user_data, const int64_t* lengths,
       }
       Py_DECREF(result);
     }
-    Py_DECREF(view);
+    Py_DECREF(lengths_copy);
   }
-  if (rc != 0) {
-    /* Keep the Python exception to chain it to the library's error. */
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyErr_NormalizeException(&type, &value, &traceback);
-    if (value != NULL && traceback != NULL) PyException_SetTraceback(value, traceback);
-    Py_XDECREF(type);
-    Py_XDECREF(traceback);
-    Py_XDECREF(flopspack_py_callback_error);
-    flopspack_py_callback_error = value;
-  }
+  if (rc != 0) flopspack_py_keep_callback_error();
   PyGILState_Release(gil);
   return rc;
+}
+
+/* PyCallable_Check under the GIL (SWIG's -threads wrappers release it
+ * before calling the helpers below). */
+static bool flopspack_py_callable(PyObject* fn) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  bool callable = PyCallable_Check(fn) != 0;
+  PyGILState_Release(gil);
+  return callable;
 }
 %}
 
@@ -178,7 +223,7 @@ static int flopspack_py_cost_trampoline(void* user_data, const int64_t* lengths,
 /* flopspack_cost_model_custom with a Python callable(lengths: ndarray) -> float.
  * The caller (flopspack.CostModel) keeps `fn` alive as long as the model. */
 flopspack_status flopspack_py_cost_model_custom(PyObject* fn, flopspack_cost_model** out) {
-  if (!PyCallable_Check(fn)) {
+  if (!flopspack_py_callable(fn)) {
     return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "fn must be callable");
   }
   return flopspack_cost_model_custom(flopspack_py_cost_trampoline, fn, out);
@@ -186,45 +231,65 @@ flopspack_status flopspack_py_cost_model_custom(PyObject* fn, flopspack_cost_mod
 %}
 
 
-/* ---- Simulation progress: a Python callable(done, total) behind a C
- * trampoline; returning False (or raising) cancels the simulation. ---- */
+/* ---- Simulation progress. The trampoline is always installed: it checks
+ * for pending signals (Ctrl-C) so that a long simulation stops promptly
+ * with KeyboardInterrupt, then calls the Python callable(done, total), if
+ * any; returning False (or raising) cancels the simulation. Without a
+ * callable the GIL is taken at most every FLOPSPACK_PY_SIGNAL_CHECK_MS, so
+ * other Python threads keep running at full speed. ---- */
 %{
+#include <chrono>
+
+#define FLOPSPACK_PY_SIGNAL_CHECK_MS 20
+
+struct flopspack_py_progress_state {
+  PyObject* fn; /* NULL: signal checks only */
+  std::chrono::steady_clock::time_point next_signal_check;
+};
+
 static int flopspack_py_progress_trampoline(void* user_data, uint64_t done, uint64_t total) {
-  PyGILState_STATE gil = PyGILState_Ensure();
-  int stop = 1;
-  PyObject* result = PyObject_CallFunction((PyObject*)user_data, "KK",
-                                           (unsigned long long)done, (unsigned long long)total);
-  if (result != NULL) {
-    stop = (result == Py_False) ? 1 : 0;
-    Py_DECREF(result);
-  } else {
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyErr_NormalizeException(&type, &value, &traceback);
-    if (value != NULL && traceback != NULL) PyException_SetTraceback(value, traceback);
-    Py_XDECREF(type);
-    Py_XDECREF(traceback);
-    Py_XDECREF(flopspack_py_callback_error);
-    flopspack_py_callback_error = value;
+  flopspack_py_progress_state* state = (flopspack_py_progress_state*)user_data;
+  if (state->fn == NULL) {
+    std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+    if (now < state->next_signal_check) return 0;
+    state->next_signal_check = now + std::chrono::milliseconds(FLOPSPACK_PY_SIGNAL_CHECK_MS);
   }
+  PyGILState_STATE gil = PyGILState_Ensure();
+  int stop = 0;
+  /* Runs the signal handlers on the main thread (a no-op elsewhere: there
+   * the main thread runs them itself); Ctrl-C raises KeyboardInterrupt. */
+  if (PyErr_CheckSignals() != 0) {
+    stop = 1;
+  } else if (state->fn != NULL) {
+    PyObject* result = PyObject_CallFunction(state->fn, "KK", (unsigned long long)done,
+                                             (unsigned long long)total);
+    if (result != NULL) {
+      stop = (result == Py_False) ? 1 : 0;
+      Py_DECREF(result);
+    } else {
+      stop = 1;
+    }
+  }
+  if (stop && PyErr_Occurred()) flopspack_py_keep_callback_error();
   PyGILState_Release(gil);
   return stop;
 }
 
 static flopspack_status flopspack_py_progress_options(const flopspack_simulate_options* options,
                                                       PyObject* progress,
+                                                      flopspack_py_progress_state* state,
                                                       flopspack_simulate_options* copy) {
   if (options == NULL) {
     return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "options must not be NULL");
   }
-  *copy = *options;
-  if (progress != Py_None) {
-    if (!PyCallable_Check(progress)) {
-      return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "progress must be callable or None");
-    }
-    copy->progress = flopspack_py_progress_trampoline;
-    copy->progress_user_data = progress;
+  if (progress != Py_None && !flopspack_py_callable(progress)) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "progress must be callable or None");
   }
+  *copy = *options;
+  state->fn = progress != Py_None ? progress : NULL;
+  state->next_signal_check = std::chrono::steady_clock::now();
+  copy->progress = flopspack_py_progress_trampoline;
+  copy->progress_user_data = state;
   return FLOPSPACK_OK;
 }
 %}
@@ -235,7 +300,10 @@ flopspack_status flopspack_py_simulate(const int64_t* lengths, size_t n,
                                        const flopspack_simulate_options* options,
                                        PyObject* progress, flopspack_simulate_result** out) {
   flopspack_simulate_options copy;
-  if (flopspack_status s = flopspack_py_progress_options(options, progress, &copy)) return s;
+  flopspack_py_progress_state state;
+  if (flopspack_status s = flopspack_py_progress_options(options, progress, &state, &copy)) {
+    return s;
+  }
   return flopspack_simulate(lengths, n, model, &copy, out);
 }
 
@@ -246,7 +314,10 @@ flopspack_status flopspack_py_simulate_sweep(
     size_t num_rank_counts, double* out_sampled, size_t num_out_sampled, double* out_predicted,
     size_t num_out_predicted, double* out_relative, size_t num_out_relative) {
   flopspack_simulate_options copy;
-  if (flopspack_status s = flopspack_py_progress_options(options, progress, &copy)) return s;
+  flopspack_py_progress_state state;
+  if (flopspack_status s = flopspack_py_progress_options(options, progress, &state, &copy)) {
+    return s;
+  }
   return flopspack_swig_simulate_sweep(lengths, n, model, &copy, rank_counts, num_rank_counts,
                                        out_sampled, num_out_sampled, out_predicted,
                                        num_out_predicted, out_relative, num_out_relative);

@@ -47,9 +47,15 @@ target_compile_options(flopspack_python PRIVATE -w)
 
 file(GLOB _py_files CONFIGURE_DEPENDS ${_py_src}/flopspack/*.py ${_py_src}/flopspack/*.pyi
   ${_py_src}/flopspack/py.typed)
-set(_py_copies)
-foreach(_f IN LISTS _py_files)
-  get_filename_component(_name ${_f} NAME)
+file(GLOB _py_compat_files CONFIGURE_DEPENDS ${_py_src}/flopspack/compat/*.py)
+# The preset table shared with the CLI (flopspack.CostModel.preset).
+set(_py_presets ${PROJECT_SOURCE_DIR}/src/cli/model_presets.def)
+add_custom_command(OUTPUT ${_py_pkg}/model_presets.def
+  COMMAND ${CMAKE_COMMAND} -E copy_if_different ${_py_presets} ${_py_pkg}/model_presets.def
+  DEPENDS ${_py_presets} VERBATIM)
+set(_py_copies ${_py_pkg}/model_presets.def)
+foreach(_f IN LISTS _py_files _py_compat_files)
+  file(RELATIVE_PATH _name ${_py_src}/flopspack ${_f})
   add_custom_command(OUTPUT ${_py_pkg}/${_name}
     COMMAND ${CMAKE_COMMAND} -E copy_if_different ${_f} ${_py_pkg}/${_name}
     DEPENDS ${_f} VERBATIM)
@@ -80,4 +86,6 @@ if(FLOPSPACK_INSTALL)
   install(TARGETS flopspack_python LIBRARY DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
   install(FILES ${_py_pkg}/capi.py ${_py_files}
     DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
+  install(FILES ${_py_compat_files} DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack/compat)
+  install(FILES ${_py_presets} DESTINATION ${FLOPSPACK_PYTHON_INSTALL_DIR}/flopspack)
 endif()

@@ -30,6 +30,7 @@
  */
 
 %{
+#include <cstring>
 #include <string>
 
 #include "flopspack/flopspack.h"
@@ -88,6 +89,8 @@ FLOPSPACK_WRAP(flopspack_swig_plan_group_items)
 FLOPSPACK_WRAP(flopspack_swig_plan_group_tokens)
 FLOPSPACK_WRAP(flopspack_swig_plan_deferred)
 FLOPSPACK_WRAP(flopspack_swig_plan_dropped)
+FLOPSPACK_WRAP(flopspack_swig_plan_csr_size)
+FLOPSPACK_WRAP(flopspack_swig_plan_csr)
 /* streaming packer */
 FLOPSPACK_WRAP(flopspack_stream_packer_create)
 FLOPSPACK_WRAP(flopspack_stream_packer_push)
@@ -269,7 +272,11 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 };
 %apply (int64_t* OUT_INT64S, size_t N) {
   (int64_t* upper_bounds, size_t num_buckets), (int64_t* out_lengths, size_t num_out_lengths),
-  (int64_t* out_edges, size_t num_out_edges)
+  (int64_t* out_edges, size_t num_out_edges),
+  (int64_t* out_offsets, size_t num_out_offsets), (int64_t* out_items, size_t num_out_items),
+  (int64_t* out_tokens, size_t num_out_tokens), (int64_t* out_ranks, size_t num_out_ranks),
+  (int64_t* out_slots, size_t num_out_slots), (int64_t* out_real, size_t num_out_real),
+  (int64_t* out_computed, size_t num_out_computed)
 };
 %apply uint64_t* OUT_UINT64 { uint64_t* out, uint64_t* documents, uint64_t* steps };
 %apply (const size_t* OFFSETS, size_t N) {
@@ -286,12 +293,14 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (double* sample_distances, size_t num_sample_distances),
   (double* out_weights, size_t num_out_weights), (double* out_values, size_t num_out_values),
   (double* out_sampled, size_t num_out_sampled), (double* out_predicted, size_t num_out_predicted),
-  (double* out_relative, size_t num_out_relative)
+  (double* out_relative, size_t num_out_relative),
+  (double* out_group_costs, size_t num_out_group_costs)
 };
 %apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost, double* out, double* distance };
-%apply int* OUT_INT { int* out_additive };
+%apply int* OUT_INT { int* out_additive, int* out_has_slots };
 %apply size_t* OUT_SIZE {
-  size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size, size_t* written
+  size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size, size_t* written,
+  size_t* out_groups, size_t* out_entries
 };
 %apply (const unsigned char* BYTES, size_t N) { (const unsigned char* bytes, size_t size) };
 %apply (unsigned char* OUT_BYTES, size_t N) { (unsigned char* buffer, size_t capacity) };
@@ -561,5 +570,83 @@ flopspack_status flopspack_swig_bucket_sampler_step_diversity(
 flopspack_status flopspack_swig_plan_dropped(const flopspack_plan* plan, const int64_t** items,
                                              size_t* n) {
   return flopspack_plan_dropped(plan, items, n);
+}
+
+/* A whole plan in one call, for bindings that want flat arrays rather than a
+ * call per group (a Python loop over a million groups costs seconds; this
+ * costs a copy). First the sizes: groups, entries (item slots over all
+ * groups, a split document counting once per piece) and whether the groups
+ * carry a rank and slot. */
+flopspack_status flopspack_swig_plan_csr_size(const flopspack_plan* plan, size_t* out_groups,
+                                              size_t* out_entries, int* out_has_slots) {
+  if (plan == NULL) return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "plan must not be NULL");
+  const size_t groups = flopspack_plan_group_count(plan);
+  size_t entries = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    size_t n = 0;
+    if (flopspack_status s = flopspack_plan_group(plan, g, NULL, NULL, &n)) return s;
+    entries += n;
+  }
+  int has_slots = 0;
+  if (groups > 0) {
+    size_t rank = 0, slot = 0;
+    has_slots = flopspack_plan_group_slot(plan, 0, &rank, &slot) == FLOPSPACK_OK;
+  }
+  *out_groups = groups;
+  *out_entries = entries;
+  *out_has_slots = has_slots;
+  return FLOPSPACK_OK;
+}
+/* Then every array, each exactly as long as the sizes say: offsets (groups
+ * + 1; group g holds entries offsets[g] .. offsets[g+1]), items and tokens
+ * (entries), ranks and slots (groups, or both empty for a plan without
+ * ranks), real and computed tokens and cost of each group (groups). */
+flopspack_status flopspack_swig_plan_csr(
+    const flopspack_plan* plan, int64_t* out_offsets, size_t num_out_offsets, int64_t* out_items,
+    size_t num_out_items, int64_t* out_tokens, size_t num_out_tokens, int64_t* out_ranks,
+    size_t num_out_ranks, int64_t* out_slots, size_t num_out_slots, int64_t* out_real,
+    size_t num_out_real, int64_t* out_computed, size_t num_out_computed, double* out_group_costs,
+    size_t num_out_group_costs) {
+  size_t groups = 0, entries = 0;
+  int has_slots = 0;
+  if (flopspack_status s = flopspack_swig_plan_csr_size(plan, &groups, &entries, &has_slots)) {
+    return s;
+  }
+  const size_t slot_len = has_slots ? groups : 0;
+  if (num_out_offsets != groups + 1 || num_out_items != entries || num_out_tokens != entries ||
+      num_out_ranks != slot_len || num_out_slots != slot_len || num_out_real != groups ||
+      num_out_computed != groups || num_out_group_costs != groups) {
+    return flopspack_swig_fail(
+        FLOPSPACK_INVALID_ARGUMENT,
+        "the plan has " + std::to_string(groups) + " groups and " + std::to_string(entries) +
+            " entries: offsets needs " + std::to_string(groups + 1) +
+            " values, items and tokens " + std::to_string(entries) + ", ranks and slots " +
+            std::to_string(slot_len) + ", the per-group arrays " + std::to_string(groups));
+  }
+  size_t at = 0;
+  out_offsets[0] = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    const int64_t* items = NULL;
+    const int64_t* tokens = NULL;
+    size_t n = 0;
+    if (flopspack_status s = flopspack_plan_group(plan, g, &items, &tokens, &n)) return s;
+    if (n > 0) {
+      memcpy(out_items + at, items, n * sizeof(int64_t));
+      memcpy(out_tokens + at, tokens, n * sizeof(int64_t));
+    }
+    at += n;
+    out_offsets[g + 1] = (int64_t)at;
+    if (flopspack_status s = flopspack_plan_group_info(plan, g, &out_real[g], &out_computed[g],
+                                                       &out_group_costs[g])) {
+      return s;
+    }
+    if (has_slots) {
+      size_t rank = 0, slot = 0;
+      if (flopspack_status s = flopspack_plan_group_slot(plan, g, &rank, &slot)) return s;
+      out_ranks[g] = (int64_t)rank;
+      out_slots[g] = (int64_t)slot;
+    }
+  }
+  return FLOPSPACK_OK;
 }
 %}

@@ -446,7 +446,7 @@ typedef enum flopspack_slot_order {
 
 typedef struct flopspack_step_options {
   uint32_t struct_size;              /* sizeof(flopspack_step_options) */
-  uint32_t num_ranks;                /* data-parallel ranks, >= 1 (no default) */
+  uint32_t num_ranks;                /* data-parallel ranks, 1 .. 2^24 (no default) */
   uint32_t microbatches_per_rank;    /* 0 = the fewest that hold the batch */
   int32_t algorithm;                 /* flopspack_step_algorithm */
   int64_t max_tokens_per_microbatch; /* the cap, >= 1 (no default) */
@@ -464,8 +464,10 @@ FLOPSPACK_API void flopspack_step_options_init(flopspack_step_options* options);
  * plan. Same inputs and seed give the same plan, bit for bit, in every
  * process. Errors: FLOPSPACK_INVALID_ARGUMENT (NULL, num_ranks 0, cap <= 0,
  * a length <= 0, a document over the cap under REJECT), FLOPSPACK_INFEASIBLE
- * (the batch does not fit under SPLIT or REJECT), FLOPSPACK_CALLBACK_FAILED
- * (a custom cost model failed). */
+ * (the batch does not fit under SPLIT or REJECT), FLOPSPACK_OUT_OF_RANGE
+ * (more than 2^24 microbatches, num_ranks x M x cap over int64, costs whose
+ * sum overflows a double), FLOPSPACK_CALLBACK_FAILED (a custom cost model
+ * failed). */
 FLOPSPACK_API flopspack_status flopspack_plan_step(const flopspack_step_options* options,
                                                    const flopspack_cost_model* model,
                                                    const int64_t* lengths, size_t n,

@@ -10,21 +10,11 @@
 namespace flopspack::cli {
 
 const std::vector<Preset>& Presets() {
-  // Dense decoder shapes from each model's published config.json (or paper
-  // for GPT-3). head_dim 0 = hidden / heads.
+  // The table lives in model_presets.def, shared with the Python binding.
   static const std::vector<Preset> presets = {
-      {"gpt3-175b", "Brown et al. 2020, table 2.1", 96, 12288, 96, 96, 0, 49152, 50257, false},
-      {"llama2-7b", "meta-llama/Llama-2-7b-hf", 32, 4096, 32, 32, 0, 11008, 32000, true},
-      {"llama2-13b", "meta-llama/Llama-2-13b-hf", 40, 5120, 40, 40, 0, 13824, 32000, true},
-      {"llama2-70b", "meta-llama/Llama-2-70b-hf", 80, 8192, 64, 8, 0, 28672, 32000, true},
-      {"llama3-8b", "meta-llama/Meta-Llama-3-8B", 32, 4096, 32, 8, 0, 14336, 128256, true},
-      {"llama3-70b", "meta-llama/Meta-Llama-3-70B", 80, 8192, 64, 8, 0, 28672, 128256, true},
-      {"llama3.1-405b", "meta-llama/Llama-3.1-405B", 126, 16384, 128, 8, 0, 53248, 128256, true},
-      {"mistral-7b", "mistralai/Mistral-7B-v0.1", 32, 4096, 32, 8, 0, 14336, 32000, true},
-      {"qwen2.5-7b", "Qwen/Qwen2.5-7B", 28, 3584, 28, 4, 0, 18944, 152064, true},
-      {"qwen2.5-72b", "Qwen/Qwen2.5-72B", 80, 8192, 64, 8, 0, 29568, 152064, true},
-      {"gemma-7b", "google/gemma-7b", 28, 3072, 16, 16, 256, 24576, 256000, true},
-      {"phi3-mini", "microsoft/Phi-3-mini-4k-instruct", 32, 3072, 32, 32, 0, 8192, 32064, true},
+#define FLOPSPACK_PRESET(...) {__VA_ARGS__},
+#include "model_presets.def"
+#undef FLOPSPACK_PRESET
   };
   return presets;
 }

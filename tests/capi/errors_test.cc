@@ -87,6 +87,22 @@ int NegativeCost(void*, const int64_t*, size_t, double* out) {
   return 0;
 }
 
+// Each document costs 1e308 (finite); a sequence of several is refused as
+// infinite by the custom model's own check, so the rows using it keep one
+// document per sequence: only the library's sums overflow.
+int HugeCost(void*, const int64_t*, size_t n, double* out) {
+  *out = 1e308 * static_cast<double>(n);
+  return 0;
+}
+const flopspack_cost_model* Huge() {
+  static flopspack_cost_model* m = [] {
+    flopspack_cost_model* model = nullptr;
+    flopspack_cost_model_custom(HugeCost, nullptr, &model);
+    return model;
+  }();
+  return m;
+}
+
 // A custom model whose first `ok` calls succeed; destroyed by the caller.
 flopspack_cost_model* FailingModel(Countdown* countdown) {
   flopspack_cost_model* model = nullptr;
@@ -406,6 +422,21 @@ std::vector<Row> Rows() {
         p.overflow = FLOPSPACK_OVERFLOW_SPLIT;
         return flopspack_pack(&p, huge, 1, &o.plan);
       });
+  add("PackCostSumOverflow", "`flopspack_pack`",
+      "finite sequence costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "sequence cost: the sum of costs overflows a double", [](Outs& o) {
+        static const int64_t full[] = {8, 8, 8};
+        flopspack_pack_options p = Pack(8);
+        p.cost_model = Huge();
+        return flopspack_pack(&p, full, 3, &o.plan);
+      });
+  add("PackComputedTokensOverflow", "`flopspack_pack`",
+      "sequences x capacity (computed tokens) over int64", FLOPSPACK_OUT_OF_RANGE,
+      "3 sequences of it compute more than int64 tokens", [](Outs& o) {
+        static const int64_t third[] = {kInt64Max / 3, kInt64Max / 3, kInt64Max / 3};
+        flopspack_pack_options p = Pack(kInt64Max / 3 * 2 - 1);
+        return flopspack_pack(&p, third, 3, &o.plan);
+      });
   add("PackCallbackFails", "`flopspack_pack`", "the options' custom cost model fails",
       FLOPSPACK_CALLBACK_FAILED, "custom cost callback returned 42", [](Outs& o) {
         Countdown c{0};
@@ -467,6 +498,13 @@ std::vector<Row> Rows() {
         flopspack_balance_options b = Balance(2);
         return flopspack_balance(&b, kCosts, kBigTokens, 3, &o.plan);
       });
+  add("BalanceCostSumOverflow", "`flopspack_balance`",
+      "finite costs whose sum overflows a double (three of 1e308)", FLOPSPACK_OUT_OF_RANGE,
+      "costs: the sum of costs overflows a double at index 1", [](Outs& o) {
+        static const double huge[] = {1e308, 1e308, 1e308};
+        flopspack_balance_options b = Balance(1);
+        return flopspack_balance(&b, huge, nullptr, 3, &o.plan);
+      });
   add("BalanceCapWithoutTokens", "`flopspack_balance`", "a token cap but no tokens",
       FLOPSPACK_INVALID_ARGUMENT, "needs tokens, but none were given", [](Outs& o) {
         flopspack_balance_options b = Balance(2);
@@ -527,10 +565,29 @@ std::vector<Row> Rows() {
         return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
       });
   add("StepMicrobatchProduct", "`flopspack_plan_step`, `flopspack_step_planner_create`",
-      "num_ranks x microbatches_per_rank > 2^31 - 1", FLOPSPACK_OUT_OF_RANGE,
+      "num_ranks x microbatches_per_rank > 2^24", FLOPSPACK_OUT_OF_RANGE,
       "num_ranks x microbatches_per_rank = 65536 x 65536", [](Outs& o) {
         flopspack_step_options s = Step(65536, 65536, 16);
         return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+      });
+  add("StepTooManyItems", "`flopspack_plan_step`", "splitting makes more than 2^31 - 1 items",
+      FLOPSPACK_OUT_OF_RANGE, "splitting at max_tokens_per_microbatch = 1", [](Outs& o) {
+        flopspack_step_options s = Step(1, 0, 1);
+        static const int64_t huge[] = {kInt64Max};
+        return flopspack_plan_step(&s, Tokens(), huge, 1, &o.plan);
+      });
+  add("StepTooManyMicrobatches", "`flopspack_plan_step`",
+      "M = 0 and the batch needs more than 2^24 microbatches", FLOPSPACK_OUT_OF_RANGE,
+      "at most 16777216 per step", [](Outs& o) {
+        flopspack_step_options s = Step(4, 0, 1);
+        static const int64_t big[] = {int64_t{1} << 30};
+        return flopspack_plan_step(&s, Tokens(), big, 1, &o.plan);
+      });
+  add("StepCostSumOverflow", "`flopspack_plan_step`, `flopspack_step_planner_next`",
+      "finite document costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "document cost: the sum of costs overflows a double", [](Outs& o) {
+        flopspack_step_options s = Step(3, 1, 16);
+        return flopspack_plan_step(&s, Huge(), kThree, 3, &o.plan);
       });
   add("StepTokenProduct", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "num_ranks x microbatches_per_rank x cap overflows int64", FLOPSPACK_OUT_OF_RANGE,
@@ -604,10 +661,30 @@ std::vector<Row> Rows() {
   add("PlannerPendingOverflow", "`flopspack_step_planner_push`",
       "pending tokens that would overflow int64", FLOPSPACK_OUT_OF_RANGE,
       "pending tokens would overflow int64", [](Outs& o) {
-        flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT, 0);
+        flopspack_step_options so = Step(2, 0, int64_t{1} << 62);
+        flopspack_step_planner_options p;
+        flopspack_step_planner_options_init(&p);
+        p.tokens_per_step = kInt64Max;
+        flopspack_step_planner* planner = nullptr;
+        flopspack_step_planner_create(&so, &p, Tokens(), &planner);
         static const int64_t big[] = {kInt64Max / 2 + 1};
         flopspack_step_planner_push(planner, big, 1, nullptr);
         const flopspack_status s = flopspack_step_planner_push(planner, big, 1, &o.i64);
+        flopspack_step_planner_destroy(planner);
+        return s;
+      });
+  add("PlannerPushTooManyPieces", "`flopspack_step_planner_push`",
+      "a document that alone needs more microbatches than a step has (M = 0, SPLIT; nothing "
+      "pushed)",
+      FLOPSPACK_OUT_OF_RANGE, "lengths[0] = 1099511627776", [](Outs& o) {
+        flopspack_step_options so = Step(1, 0, 1);
+        flopspack_step_planner_options p;
+        flopspack_step_planner_options_init(&p);
+        p.tokens_per_step = 1;
+        flopspack_step_planner* planner = nullptr;
+        flopspack_step_planner_create(&so, &p, Tokens(), &planner);
+        static const int64_t big[] = {int64_t{1} << 40, 5};
+        const flopspack_status s = flopspack_step_planner_push(planner, big, 2, &o.i64);
         flopspack_step_planner_destroy(planner);
         return s;
       });
@@ -829,6 +906,45 @@ std::vector<Row> Rows() {
         flopspack_stream_packer_totals(packer, &t);
         flopspack_stream_packer_destroy(packer);
         return t.documents_pushed == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StreamPushTruncatedOverflow", "`flopspack_stream_packer_push`",
+      "TRUNCATE: truncated tokens whose count overflows int64 (nothing pushed)",
+      FLOPSPACK_OUT_OF_RANGE, "the truncated-token count would overflow int64", [](Outs&) {
+        flopspack_stream_packer* packer = NewPacker(FLOPSPACK_OVERFLOW_TRUNCATE);
+        static const int64_t lengths[] = {kInt64Max, kInt64Max};
+        const flopspack_status s = flopspack_stream_packer_push(packer, lengths, 2);
+        flopspack_stream_totals t;
+        t.struct_size = sizeof(t);
+        flopspack_stream_packer_totals(packer, &t);
+        flopspack_stream_packer_destroy(packer);
+        return t.documents_pushed == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StreamPushTooManyPieces", "`flopspack_stream_packer_push`",
+      "SPLIT: more than 2^24 pieces in the pending chunk (nothing pushed)", FLOPSPACK_OUT_OF_RANGE,
+      "lengths[0] = 1099511627776: split at capacity 100", [](Outs&) {
+        flopspack_stream_packer* packer = NewPacker(FLOPSPACK_OVERFLOW_SPLIT);
+        static const int64_t lengths[] = {int64_t{1} << 40};
+        const flopspack_status s = flopspack_stream_packer_push(packer, lengths, 1);
+        flopspack_stream_totals t;
+        t.struct_size = sizeof(t);
+        flopspack_stream_packer_totals(packer, &t);
+        flopspack_stream_packer_destroy(packer);
+        return t.documents_pushed == 0 && t.pieces_held == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StreamTakeCostSumOverflow", "`flopspack_stream_packer_take`",
+      "finite sequence costs whose sum overflows a double (the sequences stay ready)",
+      FLOPSPACK_OUT_OF_RANGE, "sequence cost: the sum of costs overflows a double", [](Outs& o) {
+        flopspack_stream_options so = Stream(100);
+        flopspack_stream_packer* packer = nullptr;
+        flopspack_stream_packer_create(&so, Huge(), &packer);
+        static const int64_t full[] = {100, 100, 100};
+        flopspack_stream_packer_push(packer, full, 3);
+        flopspack_stream_packer_flush(packer);
+        const flopspack_status s = flopspack_stream_packer_take(packer, &o.plan);
+        size_t ready = 0;
+        flopspack_stream_packer_ready(packer, &ready);
+        flopspack_stream_packer_destroy(packer);
+        return ready == 3 ? s : FLOPSPACK_INTERNAL;
       });
   add("StreamSaveBufferTooSmall", "`flopspack_stream_packer_save`",
       "a buffer smaller than the state", FLOPSPACK_BUFFER_TOO_SMALL, "", [](Outs& o) {

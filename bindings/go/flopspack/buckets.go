@@ -67,7 +67,7 @@ func DefaultBucketSamplerOptions() BucketSamplerOptions {
 // (flopspack_bucket_sampler). Epochs and steps are pure functions of (seed,
 // epoch). Immutable and safe for concurrent use.
 type BucketSampler struct {
-	h     uintptr
+	ref   cref
 	model *CostModel
 }
 
@@ -78,6 +78,7 @@ func NewBucketSampler(lengths []int64, options BucketSamplerOptions, model *Cost
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	c := capi.NewFlopspack_bucket_sampler_options()
 	defer capi.DeleteFlopspack_bucket_sampler_options(c)
 	c.SetBudget_kind(int(options.Budget))
@@ -90,21 +91,28 @@ func NewBucketSampler(lengths []int64, options BucketSamplerOptions, model *Cost
 	c.SetSeed(options.Seed)
 	var h uintptr
 	err = capi.Flopspack_swig_bucket_sampler_create(c, m, lengths, options.UpperBounds, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, model.explain(err)
 	}
-	s := &BucketSampler{h: h, model: model}
+	s := &BucketSampler{ref: cref{h: h, destroy: destroyBucketSampler}, model: model}
 	runtime.SetFinalizer(s, (*BucketSampler).Close)
 	return s, nil
 }
 
+func destroyBucketSampler(h uintptr) {
+	capi.DeleteFlopspack_bucket_sampler(capi.SwigcptrFlopspack_bucket_sampler(h))
+}
+
+// handle acquires the C object for a call; pair it with release.
 func (s *BucketSampler) handle() (capi.Flopspack_bucket_sampler, error) {
-	if s == nil || s.h == 0 {
+	if s == nil {
 		return nil, closedError("BucketSampler")
 	}
-	return capi.SwigcptrFlopspack_bucket_sampler(s.h), nil
+	h, err := s.ref.acquire("BucketSampler")
+	return capi.SwigcptrFlopspack_bucket_sampler(h), err
 }
+
+func (s *BucketSampler) release() { s.ref.release() }
 
 // Epoch returns one epoch: a group per batch, ordered by step, rank and
 // accumulation index; group (s*R + r)*A + a has rank r and slot s*A + a.
@@ -113,9 +121,9 @@ func (s *BucketSampler) Epoch(epoch uint64) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	var plan uintptr
 	err = capi.Flopspack_bucket_sampler_epoch(h, epoch, &plan)
-	runtime.KeepAlive(s)
 	if err != nil {
 		return nil, s.model.explain(err)
 	}
@@ -128,9 +136,9 @@ func (s *BucketSampler) Step(epoch, step uint64) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	var plan uintptr
 	err = capi.Flopspack_bucket_sampler_step(h, epoch, step, &plan)
-	runtime.KeepAlive(s)
 	if err != nil {
 		return nil, s.model.explain(err)
 	}
@@ -143,9 +151,9 @@ func (s *BucketSampler) StepsPerEpoch() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer s.release()
 	var n uint64
 	err = capi.Flopspack_bucket_sampler_steps_per_epoch(h, &n)
-	runtime.KeepAlive(s)
 	return n, err
 }
 
@@ -155,13 +163,13 @@ func (s *BucketSampler) UpperBounds() ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	var view capi.View
 	err = capi.Flopspack_bucket_sampler_upper_bounds(h, &view)
 	var bounds []int64
 	if err == nil {
 		bounds = view.Int64s()
 	}
-	runtime.KeepAlive(s)
 	return bounds, err
 }
 
@@ -173,12 +181,12 @@ func (s *BucketSampler) StepDiversity(plan *Plan) (tokens, samples []float64, er
 	if err != nil {
 		return nil, nil, err
 	}
+	defer s.release()
 	p, err := plan.handle()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer runtime.KeepAlive(plan)
-	defer runtime.KeepAlive(s)
+	defer plan.release()
 	var n uint64
 	if err := capi.Flopspack_swig_bucket_sampler_step_count(h, p, &n); err != nil {
 		return nil, nil, err
@@ -190,11 +198,11 @@ func (s *BucketSampler) StepDiversity(plan *Plan) (tokens, samples []float64, er
 	return tokens, samples, nil
 }
 
-// Close releases the sampler (idempotent).
+// Close releases the sampler (idempotent): now, or when the calls
+// running with it in other goroutines return. Later calls get ErrClosed.
 func (s *BucketSampler) Close() error {
-	if s != nil && s.h != 0 {
-		capi.DeleteFlopspack_bucket_sampler(capi.SwigcptrFlopspack_bucket_sampler(s.h))
-		s.h = 0
+	if s != nil {
+		s.ref.close()
 	}
 	return nil
 }

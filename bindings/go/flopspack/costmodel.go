@@ -8,9 +8,10 @@ import (
 )
 
 // CostModel says what a packed sequence costs (flopspack_cost_model). It is
-// immutable and safe for concurrent use; Close must not race other calls.
+// immutable and safe for concurrent use, and Close may race other calls (a
+// running call finishes on the live model).
 type CostModel struct {
-	h    uintptr
+	ref  cref
 	kind string
 	cb   *capi.Callback // custom models only
 }
@@ -64,7 +65,7 @@ type FitReport struct {
 }
 
 func newCostModel(h uintptr, kind string, cb *capi.Callback) *CostModel {
-	m := &CostModel{h: h, kind: kind, cb: cb}
+	m := &CostModel{ref: cref{h: h, destroy: destroyCostModel}, kind: kind, cb: cb}
 	runtime.SetFinalizer(m, (*CostModel).finalize)
 	return m
 }
@@ -152,7 +153,7 @@ func FitCostModelCSR(lengths []int64, offsets []uint64, seconds []float64, terms
 }
 
 // NewCustomModel: a model backed by a Go function computing the cost of one
-// packed sequence from its document lengths (a slice borrowed for the call).
+// packed sequence from its document lengths (a copy fn owns and may keep).
 // An error (or panic) from fn fails the calling function with
 // StatusCallbackFailed, and the *Error's Cause is fn's error. fn may be
 // called from any goroutine that uses the model.
@@ -169,11 +170,25 @@ func NewCustomModel(fn func(lengths []int64) (float64, error)) (*CostModel, erro
 	return newCostModel(h, "custom", cb), nil
 }
 
+func destroyCostModel(h uintptr) {
+	capi.DeleteFlopspack_cost_model(capi.SwigcptrFlopspack_cost_model(h))
+}
+
+// handle acquires the C model for a call; pair it with release.
 func (m *CostModel) handle() (capi.Flopspack_cost_model, error) {
-	if m == nil || m.h == 0 {
+	if m == nil {
 		return nil, closedError("CostModel")
 	}
-	return capi.SwigcptrFlopspack_cost_model(m.h), nil
+	h, err := m.ref.acquire("CostModel")
+	return capi.SwigcptrFlopspack_cost_model(h), err
+}
+
+// release ends a call that acquired the model; a nil model (cost = tokens
+// where allowed) acquired nothing.
+func (m *CostModel) release() {
+	if m != nil {
+		m.ref.release()
+	}
 }
 
 // callbackError attaches a custom model's callback error to a failure.
@@ -195,9 +210,9 @@ func (m *CostModel) SequenceCost(lengths []int64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer m.release()
 	var cost float64
 	err = capi.Flopspack_cost_model_sequence_cost(h, lengths, &cost)
-	runtime.KeepAlive(m)
 	return cost, m.callbackError(err)
 }
 
@@ -217,8 +232,8 @@ func (m *CostModel) DocumentCostsInto(lengths []int64, out []float64) error {
 	if err != nil {
 		return err
 	}
+	defer m.release()
 	err = capi.Flopspack_swig_cost_model_document_costs(h, lengths, out)
-	runtime.KeepAlive(m)
 	return m.callbackError(err)
 }
 
@@ -228,9 +243,9 @@ func (m *CostModel) PaddedBatchCost(lengths []int64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer m.release()
 	var cost float64
 	err = capi.Flopspack_cost_model_padded_batch_cost(h, lengths, &cost)
-	runtime.KeepAlive(m)
 	return cost, m.callbackError(err)
 }
 
@@ -241,9 +256,9 @@ func (m *CostModel) SequenceOverhead() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer m.release()
 	var v float64
 	err = capi.Flopspack_cost_model_sequence_overhead(h, &v)
-	runtime.KeepAlive(m)
 	return v, err
 }
 
@@ -253,27 +268,28 @@ func (m *CostModel) IsAdditive() (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	defer m.release()
 	var v int32
 	err = capi.Flopspack_cost_model_is_additive(h, &v)
-	runtime.KeepAlive(m)
 	return v == 1, err
 }
 
 // String describes the model, e.g. "flopspack.CostModel(transformer)".
 func (m *CostModel) String() string {
-	if m == nil || m.h == 0 {
+	if m == nil || m.ref.isClosed() {
 		return "flopspack.CostModel(closed)"
 	}
 	return "flopspack.CostModel(" + m.kind + ")"
 }
 
-// Close releases the C model (idempotent). A custom model's Go function
-// stays registered until the CostModel is garbage-collected, because
-// objects made from the model (planners) may still call it.
+// Close releases the C model (idempotent): now, or when the calls running
+// with it in other goroutines return; later calls get ErrClosed. A custom
+// model's Go function stays registered until the CostModel is
+// garbage-collected, because objects made from the model (planners) may
+// still call it.
 func (m *CostModel) Close() error {
-	if m != nil && m.h != 0 {
-		capi.DeleteFlopspack_cost_model(capi.SwigcptrFlopspack_cost_model(m.h))
-		m.h = 0
+	if m != nil {
+		m.ref.close()
 	}
 	return nil
 }

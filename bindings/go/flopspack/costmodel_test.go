@@ -281,3 +281,20 @@ func BenchmarkSequenceCostMillion(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSequenceCostSmall: a call where the binding's share is visible
+// (the handle's acquire/release, docs/bindings.md "Lifetime and threads").
+func BenchmarkSequenceCostSmall(b *testing.B) {
+	m, err := NewTokensModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	lengths := []int64{5, 7}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := m.SequenceCost(lengths); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

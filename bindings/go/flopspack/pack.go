@@ -1,8 +1,6 @@
 package flopspack
 
 import (
-	"runtime"
-
 	"github.com/flopspack/flopspack/bindings/go/internal/capi"
 )
 
@@ -40,6 +38,7 @@ func Pack(lengths []int64, options PackOptions, model *CostModel) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	c := capi.NewFlopspack_pack_options()
 	defer capi.DeleteFlopspack_pack_options(c)
 	c.SetAlgorithm(int(options.Algorithm))
@@ -48,7 +47,6 @@ func Pack(lengths []int64, options PackOptions, model *CostModel) (*Plan, error)
 	c.SetSeed(options.Seed)
 	var h uintptr
 	err = capi.Flopspack_swig_pack(c, m, lengths, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, model.explain(err)
 	}

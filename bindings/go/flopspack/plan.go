@@ -11,9 +11,10 @@ import (
 
 // Plan is the result of packing, balancing, step planning or bucketing
 // (flopspack_plan): groups of input items with their tokens and costs, and
-// metrics. Immutable; safe for concurrent reads. Slices returned are copies.
+// metrics. Immutable; safe for concurrent reads, and Close may race them (a
+// running call finishes on the live plan). Slices returned are copies.
 type Plan struct {
-	h uintptr
+	ref cref
 }
 
 // GroupInfo summarises one group.
@@ -51,16 +52,31 @@ type PlanMetrics struct {
 
 // newPlan takes ownership of a C plan handle.
 func newPlan(h uintptr) *Plan {
-	p := &Plan{h: h}
+	p := &Plan{ref: cref{h: h, destroy: destroyPlan}}
 	runtime.SetFinalizer(p, (*Plan).Close)
 	return p
 }
 
+func destroyPlan(h uintptr) { capi.DeleteFlopspack_plan(capi.SwigcptrFlopspack_plan(h)) }
+
+// handle acquires the C plan for a call; pair it with release.
 func (p *Plan) handle() (capi.Flopspack_plan, error) {
-	if p == nil || p.h == 0 {
+	if p == nil {
 		return nil, closedError("Plan")
 	}
-	return capi.SwigcptrFlopspack_plan(p.h), nil
+	h, err := p.ref.acquire("Plan")
+	return capi.SwigcptrFlopspack_plan(h), err
+}
+
+func (p *Plan) release() { p.ref.release() }
+
+// checkGroup refuses a negative group index here: converted to C's size_t
+// it would read as a huge index in the library's message.
+func checkGroup(g int) error {
+	if g < 0 {
+		return &Error{Status: StatusOutOfRange, Message: fmt.Sprintf("group %d is out of range: it must not be negative", g)}
+	}
+	return nil
 }
 
 // NumGroups is the number of groups (0 after Close).
@@ -69,65 +85,77 @@ func (p *Plan) NumGroups() int {
 	if err != nil {
 		return 0
 	}
+	defer p.release()
 	n := capi.Flopspack_plan_group_count(h)
-	runtime.KeepAlive(p)
 	return int(n)
 }
 
 // Items returns the item indices of group g.
 func (p *Plan) Items(g int) ([]int64, error) {
+	if err := checkGroup(g); err != nil {
+		return nil, err
+	}
 	h, err := p.handle()
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var view capi.View
 	err = capi.Flopspack_swig_plan_group_items(h, int64(g), &view)
 	var items []int64
 	if err == nil {
 		items = view.Int64s() // copied while the plan is alive
 	}
-	runtime.KeepAlive(p)
 	return items, err
 }
 
 // Tokens returns the tokens each item of group g contributes.
 func (p *Plan) Tokens(g int) ([]int64, error) {
+	if err := checkGroup(g); err != nil {
+		return nil, err
+	}
 	h, err := p.handle()
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var view capi.View
 	err = capi.Flopspack_swig_plan_group_tokens(h, int64(g), &view)
 	var tokens []int64
 	if err == nil {
 		tokens = view.Int64s() // copied while the plan is alive
 	}
-	runtime.KeepAlive(p)
 	return tokens, err
 }
 
 // Info returns the summary of group g.
 func (p *Plan) Info(g int) (GroupInfo, error) {
+	if err := checkGroup(g); err != nil {
+		return GroupInfo{}, err
+	}
 	h, err := p.handle()
 	if err != nil {
 		return GroupInfo{}, err
 	}
+	defer p.release()
 	var info GroupInfo
 	err = capi.Flopspack_plan_group_info(h, int64(g), &info.RealTokens, &info.ComputedTokens, &info.Cost)
-	runtime.KeepAlive(p)
 	return info, err
 }
 
 // Slot returns the rank and slot (microbatch) of group g of a plan with
 // ranks; an error with StatusInvalidArgument for plans without.
 func (p *Plan) Slot(g int) (rank, slot int, err error) {
+	if err := checkGroup(g); err != nil {
+		return 0, 0, err
+	}
 	h, err := p.handle()
 	if err != nil {
 		return 0, 0, err
 	}
+	defer p.release()
 	var r, s uint64
 	err = capi.Flopspack_plan_group_slot(h, int64(g), &r, &s)
-	runtime.KeepAlive(p)
 	return int(r), int(s), err
 }
 
@@ -152,8 +180,8 @@ func (p *Plan) Group(g int) (Group, error) {
 
 // Groups returns every group in order.
 func (p *Plan) Groups() ([]Group, error) {
-	if _, err := p.handle(); err != nil {
-		return nil, err
+	if p == nil || p.ref.isClosed() {
+		return nil, closedError("Plan")
 	}
 	n := p.NumGroups()
 	out := make([]Group, n)
@@ -172,13 +200,13 @@ func (p *Plan) Deferred() ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var view capi.View
 	err = capi.Flopspack_swig_plan_deferred(h, &view)
 	var items []int64
 	if err == nil {
 		items = view.Int64s() // copied while the plan is alive
 	}
-	runtime.KeepAlive(p)
 	return items, err
 }
 
@@ -188,13 +216,13 @@ func (p *Plan) Dropped() ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var view capi.View
 	err = capi.Flopspack_swig_plan_dropped(h, &view)
 	var items []int64
 	if err == nil {
 		items = view.Int64s() // copied while the plan is alive
 	}
-	runtime.KeepAlive(p)
 	return items, err
 }
 
@@ -204,10 +232,10 @@ func (p *Plan) Metrics() (PlanMetrics, error) {
 	if err != nil {
 		return PlanMetrics{}, err
 	}
+	defer p.release()
 	c := capi.NewFlopspack_plan_metrics_data() // struct_size set
 	defer capi.DeleteFlopspack_plan_metrics_data(c)
 	err = capi.Flopspack_swig_plan_metrics(h, c)
-	runtime.KeepAlive(p)
 	if err != nil {
 		return PlanMetrics{}, err
 	}
@@ -258,11 +286,11 @@ func (p *Plan) String() string {
 	return text + ")"
 }
 
-// Close releases the C plan (idempotent).
+// Close releases the C plan (idempotent): now, or when the calls running
+// with it in other goroutines return. Later calls get ErrClosed.
 func (p *Plan) Close() error {
-	if p != nil && p.h != 0 {
-		capi.DeleteFlopspack_plan(capi.SwigcptrFlopspack_plan(p.h))
-		p.h = 0
+	if p != nil {
+		p.ref.close()
 	}
 	return nil
 }

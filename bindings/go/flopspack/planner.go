@@ -68,11 +68,11 @@ func PlanStep(lengths []int64, model *CostModel, options StepOptions) (*Plan, er
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	c := options.toC()
 	defer capi.DeleteFlopspack_step_options(c)
 	var h uintptr
 	err = capi.Flopspack_plan_step(c, m, lengths, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, model.explain(err)
 	}
@@ -107,12 +107,12 @@ type Pending struct {
 // (flopspack_step_planner): push documents as they stream in, take one plan
 // per step with Next. Items are push ids. One goroutine at a time.
 type StepPlanner struct {
-	h     uintptr
+	ref   cref
 	model *CostModel
 }
 
 func newStepPlanner(h uintptr, model *CostModel) *StepPlanner {
-	p := &StepPlanner{h: h, model: model}
+	p := &StepPlanner{ref: cref{h: h, destroy: destroyStepPlanner}, model: model}
 	runtime.SetFinalizer(p, (*StepPlanner).Close)
 	return p
 }
@@ -123,6 +123,7 @@ func NewStepPlanner(model *CostModel, options StepOptions, planner StepPlannerOp
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	c := options.toC()
 	defer capi.DeleteFlopspack_step_options(c)
 	p := capi.NewFlopspack_step_planner_options()
@@ -133,7 +134,6 @@ func NewStepPlanner(model *CostModel, options StepOptions, planner StepPlannerOp
 	p.SetMax_outliers_per_step(planner.MaxOutliersPerStep)
 	var h uintptr
 	err = capi.Flopspack_step_planner_create(c, p, m, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, err
 	}
@@ -147,21 +147,29 @@ func RestoreStepPlanner(state []byte, model *CostModel) (*StepPlanner, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	var h uintptr
 	err = capi.Flopspack_swig_step_planner_restore(state, m, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, err
 	}
 	return newStepPlanner(h, model), nil
 }
 
+func destroyStepPlanner(h uintptr) {
+	capi.DeleteFlopspack_step_planner(capi.SwigcptrFlopspack_step_planner(h))
+}
+
+// handle acquires the C object for a call; pair it with release.
 func (p *StepPlanner) handle() (capi.Flopspack_step_planner, error) {
-	if p == nil || p.h == 0 {
+	if p == nil {
 		return nil, closedError("StepPlanner")
 	}
-	return capi.SwigcptrFlopspack_step_planner(p.h), nil
+	h, err := p.ref.acquire("StepPlanner")
+	return capi.SwigcptrFlopspack_step_planner(h), err
 }
+
+func (p *StepPlanner) release() { p.ref.release() }
 
 // Push appends documents (all or none) and returns the id of the first.
 func (p *StepPlanner) Push(lengths []int64) (int64, error) {
@@ -169,9 +177,9 @@ func (p *StepPlanner) Push(lengths []int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer p.release()
 	var first int64
 	err = capi.Flopspack_step_planner_push(h, lengths, &first)
-	runtime.KeepAlive(p)
 	return first, err
 }
 
@@ -181,9 +189,9 @@ func (p *StepPlanner) Next() (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var plan uintptr
 	err = capi.Flopspack_step_planner_next(h, &plan)
-	runtime.KeepAlive(p)
 	if err != nil {
 		return nil, p.model.explain(err)
 	}
@@ -196,9 +204,9 @@ func (p *StepPlanner) Pending() (Pending, error) {
 	if err != nil {
 		return Pending{}, err
 	}
+	defer p.release()
 	var out Pending
 	err = capi.Flopspack_step_planner_pending(h, &out.Documents, &out.Tokens, &out.Steps)
-	runtime.KeepAlive(p)
 	return out, err
 }
 
@@ -208,7 +216,7 @@ func (p *StepPlanner) Save() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer runtime.KeepAlive(p)
+	defer p.release()
 	var size uint64
 	if err := capi.Flopspack_step_planner_save_size(h, &size); err != nil {
 		return nil, err
@@ -221,11 +229,11 @@ func (p *StepPlanner) Save() ([]byte, error) {
 	return buffer[:written], nil
 }
 
-// Close releases the planner (idempotent).
+// Close releases the planner (idempotent): now, or when the calls
+// running with it in other goroutines return. Later calls get ErrClosed.
 func (p *StepPlanner) Close() error {
-	if p != nil && p.h != 0 {
-		capi.DeleteFlopspack_step_planner(capi.SwigcptrFlopspack_step_planner(p.h))
-		p.h = 0
+	if p != nil {
+		p.ref.close()
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ type SimulationSummary struct {
 }
 
 // Simulation is the result of Simulate (flopspack_simulate_result).
-type Simulation struct{ h uintptr }
+type Simulation struct{ ref cref }
 
 // Simulate emulates a training run on the lengths with the cost model.
 func Simulate(lengths []int64, model *CostModel, options SimulateOptions) (*Simulation, error) {
@@ -88,25 +88,33 @@ func Simulate(lengths []int64, model *CostModel, options SimulateOptions) (*Simu
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	c := options.toC()
 	defer capi.DeleteFlopspack_simulate_options(c)
 	var h uintptr
 	err = capi.Flopspack_simulate(lengths, m, c, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, model.explain(err)
 	}
-	s := &Simulation{h: h}
+	s := &Simulation{ref: cref{h: h, destroy: destroySimulation}}
 	runtime.SetFinalizer(s, (*Simulation).Close)
 	return s, nil
 }
 
+func destroySimulation(h uintptr) {
+	capi.DeleteFlopspack_simulate_result(capi.SwigcptrFlopspack_simulate_result(h))
+}
+
+// handle acquires the C object for a call; pair it with release.
 func (s *Simulation) handle() (capi.Flopspack_simulate_result, error) {
-	if s == nil || s.h == 0 {
+	if s == nil {
 		return nil, closedError("Simulation")
 	}
-	return capi.SwigcptrFlopspack_simulate_result(s.h), nil
+	h, err := s.ref.acquire("Simulation")
+	return capi.SwigcptrFlopspack_simulate_result(h), err
 }
+
+func (s *Simulation) release() { s.ref.release() }
 
 // Summary returns the run's figures.
 func (s *Simulation) Summary() (SimulationSummary, error) {
@@ -114,10 +122,10 @@ func (s *Simulation) Summary() (SimulationSummary, error) {
 	if err != nil {
 		return SimulationSummary{}, err
 	}
+	defer s.release()
 	c := capi.NewFlopspack_simulate_summary()
 	defer capi.DeleteFlopspack_simulate_summary(c)
 	err = capi.Flopspack_simulate_result_summary(h, c)
-	runtime.KeepAlive(s)
 	var out SimulationSummary
 	if err == nil {
 		copyGetters(&out, c)
@@ -131,7 +139,7 @@ func (s *Simulation) Series(kind SimSeries) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer runtime.KeepAlive(s)
+	defer s.release()
 	var n uint64
 	if err := capi.Flopspack_swig_simulate_series_size(h, int(kind), &n); err != nil {
 		return nil, err
@@ -149,20 +157,20 @@ func (s *Simulation) Pieces() (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	var p uintptr
 	err = capi.Flopspack_simulate_result_pieces(h, &p)
-	runtime.KeepAlive(s)
 	if err != nil {
 		return nil, err
 	}
 	return newStats(p), nil
 }
 
-// Close releases the result (idempotent).
+// Close releases the result (idempotent): now, or when the calls
+// running with it in other goroutines return. Later calls get ErrClosed.
 func (s *Simulation) Close() error {
-	if s != nil && s.h != 0 {
-		capi.DeleteFlopspack_simulate_result(capi.SwigcptrFlopspack_simulate_result(s.h))
-		s.h = 0
+	if s != nil {
+		s.ref.close()
 	}
 	return nil
 }
@@ -179,6 +187,7 @@ func SimulateSweep(lengths []int64, model *CostModel, options SimulateOptions, r
 	if err != nil {
 		return Sweep{}, err
 	}
+	defer model.release()
 	c := options.toC()
 	defer capi.DeleteFlopspack_simulate_options(c)
 	n := len(rankCounts)
@@ -186,7 +195,6 @@ func SimulateSweep(lengths []int64, model *CostModel, options SimulateOptions, r
 		PredictedEfficiency: make([]float64, n), RelativeThroughput: make([]float64, n)}
 	err = capi.Flopspack_swig_simulate_sweep(lengths, m, c, rankCounts, out.SampledEfficiency,
 		out.PredictedEfficiency, out.RelativeThroughput)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return Sweep{}, model.explain(err)
 	}

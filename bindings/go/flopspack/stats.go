@@ -58,10 +58,10 @@ type StatsComparison struct {
 
 // Stats holds a dataset's exact length histogram (flopspack_stats).
 // Immutable; safe for concurrent use.
-type Stats struct{ h uintptr }
+type Stats struct{ ref cref }
 
 func newStats(h uintptr) *Stats {
-	s := &Stats{h: h}
+	s := &Stats{ref: cref{h: h, destroy: destroyStats}}
 	runtime.SetFinalizer(s, (*Stats).Close)
 	return s
 }
@@ -72,9 +72,9 @@ func NewStats(lengths []int64, model *CostModel) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	var h uintptr
 	err = capi.Flopspack_stats_create(lengths, m, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, model.explain(err)
 	}
@@ -88,21 +88,27 @@ func NewStatsFromHistogram(lengths []int64, counts []uint64, model *CostModel) (
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	var h uintptr
 	err = capi.Flopspack_swig_stats_create_from_histogram(lengths, counts, m, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, model.explain(err)
 	}
 	return newStats(h), nil
 }
 
+func destroyStats(h uintptr) { capi.DeleteFlopspack_stats(capi.SwigcptrFlopspack_stats(h)) }
+
+// handle acquires the C object for a call; pair it with release.
 func (s *Stats) handle() (capi.Flopspack_stats, error) {
-	if s == nil || s.h == 0 {
+	if s == nil {
 		return nil, closedError("Stats")
 	}
-	return capi.SwigcptrFlopspack_stats(s.h), nil
+	h, err := s.ref.acquire("Stats")
+	return capi.SwigcptrFlopspack_stats(h), err
 }
+
+func (s *Stats) release() { s.ref.release() }
 
 // Merge returns the statistics of both datasets, exactly.
 func (s *Stats) Merge(other *Stats) (*Stats, error) {
@@ -110,14 +116,14 @@ func (s *Stats) Merge(other *Stats) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.release()
 	b, err := other.handle()
 	if err != nil {
 		return nil, err
 	}
+	defer other.release()
 	var h uintptr
 	err = capi.Flopspack_stats_merge(a, b, &h)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(other)
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +136,10 @@ func (s *Stats) Summary() (StatsSummary, error) {
 	if err != nil {
 		return StatsSummary{}, err
 	}
+	defer s.release()
 	c := capi.NewFlopspack_stats_summary()
 	defer capi.DeleteFlopspack_stats_summary(c)
 	err = capi.Flopspack_stats_summarize(h, c)
-	runtime.KeepAlive(s)
 	var out StatsSummary
 	if err == nil {
 		copyGetters(&out, c)
@@ -148,9 +154,9 @@ func (s *Stats) Quantile(q float64, weighting Weighting) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer s.release()
 	var v float64
 	err = capi.Flopspack_stats_weighted_quantile(h, int(weighting), q, &v)
-	runtime.KeepAlive(s)
 	return v, err
 }
 
@@ -160,9 +166,9 @@ func (s *Stats) CDF(length int64, weighting Weighting) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer s.release()
 	var v float64
 	err = capi.Flopspack_stats_cdf(h, int(weighting), length, &v)
-	runtime.KeepAlive(s)
 	return v, err
 }
 
@@ -180,7 +186,7 @@ func (s *Stats) Histogram(options HistogramOptions) (edges []int64, weights []fl
 	if err != nil {
 		return nil, nil, err
 	}
-	defer runtime.KeepAlive(s)
+	defer s.release()
 	o := capi.NewFlopspack_histogram_options()
 	defer capi.DeleteFlopspack_histogram_options(o)
 	o.SetBinning(int(options.Binning))
@@ -204,10 +210,10 @@ func (s *Stats) Tail(threshold int64) (StatsTail, error) {
 	if err != nil {
 		return StatsTail{}, err
 	}
+	defer s.release()
 	c := capi.NewFlopspack_stats_tail()
 	defer capi.DeleteFlopspack_stats_tail(c)
 	err = capi.Flopspack_stats_tail_share(h, threshold, c)
-	runtime.KeepAlive(s)
 	var out StatsTail
 	if err == nil {
 		copyGetters(&out, c)
@@ -222,9 +228,9 @@ func (s *Stats) ExpectedMax(draws uint64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer s.release()
 	var v float64
 	err = capi.Flopspack_stats_expected_max(h, draws, &v)
-	runtime.KeepAlive(s)
 	return v, err
 }
 
@@ -235,15 +241,15 @@ func (s *Stats) KSDistance(other *Stats, weighting Weighting) (float64, int64, e
 	if err != nil {
 		return 0, 0, err
 	}
+	defer s.release()
 	b, err := other.handle()
 	if err != nil {
 		return 0, 0, err
 	}
+	defer other.release()
 	var d float64
 	var length int64
 	err = capi.Flopspack_stats_ks_distance_weighted(a, b, int(weighting), &d, &length)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(other)
 	return d, length, err
 }
 
@@ -253,15 +259,15 @@ func (s *Stats) Compare(other *Stats) (StatsComparison, error) {
 	if err != nil {
 		return StatsComparison{}, err
 	}
+	defer s.release()
 	b, err := other.handle()
 	if err != nil {
 		return StatsComparison{}, err
 	}
+	defer other.release()
 	c := capi.NewFlopspack_stats_comparison()
 	defer capi.DeleteFlopspack_stats_comparison(c)
 	err = capi.Flopspack_stats_compare(a, b, c)
-	runtime.KeepAlive(s)
-	runtime.KeepAlive(other)
 	if err != nil {
 		return StatsComparison{}, err
 	}
@@ -281,7 +287,7 @@ func (s *Stats) Entries() (lengths []int64, counts []uint64, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	defer runtime.KeepAlive(s)
+	defer s.release()
 	var n uint64
 	if err := capi.Flopspack_swig_stats_entries_size(h, &n); err != nil {
 		return nil, nil, err
@@ -293,11 +299,11 @@ func (s *Stats) Entries() (lengths []int64, counts []uint64, err error) {
 	return lengths, counts, nil
 }
 
-// Close releases the statistics (idempotent).
+// Close releases the statistics (idempotent): now, or when the calls
+// running with it in other goroutines return. Later calls get ErrClosed.
 func (s *Stats) Close() error {
-	if s != nil && s.h != 0 {
-		capi.DeleteFlopspack_stats(capi.SwigcptrFlopspack_stats(s.h))
-		s.h = 0
+	if s != nil {
+		s.ref.close()
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ type StreamTotals struct {
 // stream past, holding at most Window documents (flopspack_stream_packer).
 // Documents are numbered from 0 in push order. One goroutine at a time.
 type StreamPacker struct {
-	h     uintptr
+	ref   cref
 	model *CostModel // keeps a custom model's Go function registered
 }
 
@@ -55,7 +55,7 @@ func modelHandle(model *CostModel) (capi.Flopspack_cost_model, error) {
 }
 
 func newStreamPacker(h uintptr, model *CostModel) *StreamPacker {
-	p := &StreamPacker{h: h, model: model}
+	p := &StreamPacker{ref: cref{h: h, destroy: destroyStreamPacker}, model: model}
 	runtime.SetFinalizer(p, (*StreamPacker).Close)
 	return p
 }
@@ -66,6 +66,7 @@ func NewStreamPacker(options StreamOptions, model *CostModel) (*StreamPacker, er
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	c := capi.NewFlopspack_stream_options() // struct_size and defaults set
 	defer capi.DeleteFlopspack_stream_options(c)
 	c.SetCapacity(options.Capacity)
@@ -74,7 +75,6 @@ func NewStreamPacker(options StreamOptions, model *CostModel) (*StreamPacker, er
 	c.SetSeed(options.Seed)
 	var h uintptr
 	err = capi.Flopspack_stream_packer_create(c, m, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, err
 	}
@@ -87,21 +87,29 @@ func RestoreStreamPacker(state []byte, model *CostModel) (*StreamPacker, error) 
 	if err != nil {
 		return nil, err
 	}
+	defer model.release()
 	var h uintptr
 	err = capi.Flopspack_swig_stream_packer_restore(state, m, &h)
-	runtime.KeepAlive(model)
 	if err != nil {
 		return nil, err
 	}
 	return newStreamPacker(h, model), nil
 }
 
+func destroyStreamPacker(h uintptr) {
+	capi.DeleteFlopspack_stream_packer(capi.SwigcptrFlopspack_stream_packer(h))
+}
+
+// handle acquires the C object for a call; pair it with release.
 func (p *StreamPacker) handle() (capi.Flopspack_stream_packer, error) {
-	if p == nil || p.h == 0 {
+	if p == nil {
 		return nil, closedError("StreamPacker")
 	}
-	return capi.SwigcptrFlopspack_stream_packer(p.h), nil
+	h, err := p.ref.acquire("StreamPacker")
+	return capi.SwigcptrFlopspack_stream_packer(h), err
 }
+
+func (p *StreamPacker) release() { p.ref.release() }
 
 // Push adds documents (all or none on failure).
 func (p *StreamPacker) Push(lengths []int64) error {
@@ -109,8 +117,8 @@ func (p *StreamPacker) Push(lengths []int64) error {
 	if err != nil {
 		return err
 	}
+	defer p.release()
 	err = capi.Flopspack_stream_packer_push(h, lengths)
-	runtime.KeepAlive(p)
 	return p.model.explain(err)
 }
 
@@ -120,8 +128,8 @@ func (p *StreamPacker) Flush() error {
 	if err != nil {
 		return err
 	}
+	defer p.release()
 	err = capi.Flopspack_stream_packer_flush(h)
-	runtime.KeepAlive(p)
 	return p.model.explain(err)
 }
 
@@ -131,9 +139,9 @@ func (p *StreamPacker) Ready() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer p.release()
 	var n uint64
 	err = capi.Flopspack_stream_packer_ready(h, &n)
-	runtime.KeepAlive(p)
 	return int(n), err
 }
 
@@ -143,9 +151,9 @@ func (p *StreamPacker) Take() (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer p.release()
 	var plan uintptr
 	err = capi.Flopspack_stream_packer_take(h, &plan)
-	runtime.KeepAlive(p)
 	if err != nil {
 		return nil, err
 	}
@@ -158,10 +166,10 @@ func (p *StreamPacker) Totals() (StreamTotals, error) {
 	if err != nil {
 		return StreamTotals{}, err
 	}
+	defer p.release()
 	c := capi.NewFlopspack_stream_totals()
 	defer capi.DeleteFlopspack_stream_totals(c)
 	err = capi.Flopspack_stream_packer_totals(h, c)
-	runtime.KeepAlive(p)
 	var t StreamTotals
 	if err == nil {
 		copyGetters(&t, c)
@@ -175,7 +183,7 @@ func (p *StreamPacker) Save() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer runtime.KeepAlive(p)
+	defer p.release()
 	var size uint64
 	if err := capi.Flopspack_swig_stream_packer_save(h, nil, &size); err != nil {
 		return nil, err
@@ -187,11 +195,11 @@ func (p *StreamPacker) Save() ([]byte, error) {
 	return buffer[:size], nil
 }
 
-// Close releases the packer (idempotent).
+// Close releases the packer (idempotent): now, or when the calls
+// running with it in other goroutines return. Later calls get ErrClosed.
 func (p *StreamPacker) Close() error {
-	if p != nil && p.h != 0 {
-		capi.DeleteFlopspack_stream_packer(capi.SwigcptrFlopspack_stream_packer(p.h))
-		p.h = 0
+	if p != nil {
+		p.ref.close()
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ context managers. See docs/bindings.md.
 
 from __future__ import annotations
 
+from . import _validate
 from . import capi as _capi
 from ._buckets import BucketBudget, BucketSampler, bucket_padding, optimize_buckets
 from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
@@ -25,7 +26,7 @@ from ._errors import (
     OutOfRangeError,
 )
 from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
-from ._plan import Group, Plan, PlanMetrics
+from ._plan import Group, Plan, PlanArrays, PlanMetrics
 from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
 from ._simulate import SimPolicy, SimSeries, Simulation, SimulationSummary, Sweep, simulate, simulate_sweep
 from ._stats import Binning, Stats, StatsComparison, StatsSummary, StatsTail, Weighting
@@ -50,12 +51,14 @@ def version_number() -> int:
 def derive_seed(seed: int, stream: int) -> int:
     """The library's seed for stream `stream` (a shard, step, epoch...) of a
     parent seed: the same value in every language (flopspack_derive_seed)."""
-    return _capi.flopspack_derive_seed(int(seed), int(stream))
+    return _capi.flopspack_derive_seed(
+        _validate.uint64(seed, "seed"), _validate.uint64(stream, "stream")
+    )
 
 
 def status_string(status: int) -> str:
     """The C name of a flopspack_status value."""
-    return _capi.flopspack_status_string(int(status))
+    return _capi.flopspack_status_string(_validate.int32(status, "status"))
 
 
 if version_number() // 10000 != _capi.FLOPSPACK_VERSION_NUMBER // 10000:
@@ -89,6 +92,7 @@ __all__ = [
     "PackAlgorithm",
     "Pending",
     "Plan",
+    "PlanArrays",
     "PlanMetrics",
     "PlannedEpochs",
     "SimPolicy",

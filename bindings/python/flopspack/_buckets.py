@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Tuple
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
@@ -18,8 +18,9 @@ from ._plan import Plan
 
 def optimize_buckets(lengths: Any, num_buckets: int) -> np.ndarray:
     """The num_buckets upper bounds minimising total padding (exact DP)."""
-    bounds = np.empty(int(num_buckets), dtype=np.int64)
-    _capi.flopspack_swig_buckets_optimize(_arrays.lengths(lengths), bounds)
+    array = _arrays.lengths(lengths)
+    bounds = np.empty(_validate.size(num_buckets, "num_buckets"), dtype=np.int64)
+    _capi.flopspack_swig_buckets_optimize(array, bounds)
     return bounds
 
 
@@ -45,7 +46,6 @@ class BucketSampler(Handle):
     resumed run sees the same batches. Immutable; thread-safe."""
 
     __slots__ = ("_model", "_num_ranks", "_accumulation_steps")
-    _delete = _capi.flopspack_bucket_sampler.__swig_destroy__
 
     def __init__(
         self,
@@ -64,27 +64,28 @@ class BucketSampler(Handle):
         options = _capi.flopspack_bucket_sampler_options()  # library defaults
         if max_batch_cost is not None:
             options.budget_kind = int(BucketBudget.COST)
-            options.max_batch_cost = float(max_batch_cost)
+            options.max_batch_cost = _validate.real(max_batch_cost, "max_batch_cost")
         if max_padded_tokens is not None:
-            options.max_padded_tokens = int(max_padded_tokens)
+            options.max_padded_tokens = _validate.int64(max_padded_tokens, "max_padded_tokens")
         if num_buckets is not None:
-            options.num_buckets = int(num_buckets)
-        options.drop_last = int(bool(drop_last))
-        options.num_ranks = int(num_ranks)
-        options.accumulation_steps = int(accumulation_steps)
-        options.seed = int(seed)
+            options.num_buckets = _validate.uint32(num_buckets, "num_buckets")
+        options.drop_last = _validate.flag(drop_last, "drop_last")
+        options.num_ranks = _validate.uint64(num_ranks, "num_ranks")
+        options.accumulation_steps = _validate.uint64(accumulation_steps, "accumulation_steps")
+        options.seed = _validate.uint64(seed, "seed")
         bounds = (
             np.zeros(0, dtype=np.int64)
             if upper_bounds is None
             else _arrays.lengths(upper_bounds, "upper_bounds")
         )
+        model_handle = _validate.handle(model, CostModel, "model", allow_none=True)
         self._model = model  # a custom model's callable stays alive
         self._num_ranks = options.num_ranks
         self._accumulation_steps = options.accumulation_steps
         super().__init__(
             _capi.flopspack_swig_bucket_sampler_create(
                 options,
-                model._handle if model is not None else None,
+                model_handle,
                 _arrays.lengths(lengths),
                 bounds,
             )
@@ -111,15 +112,22 @@ class BucketSampler(Handle):
     def epoch(self, epoch: int) -> Plan:
         """One epoch: one group per batch, ordered by step, rank,
         accumulation index; each group's slot() is (rank, step*A + a)."""
-        return Plan(_capi.flopspack_bucket_sampler_epoch(self._handle, int(epoch)))
+        return Plan(
+            _capi.flopspack_bucket_sampler_epoch(self._handle, _validate.uint64(epoch, "epoch"))
+        )
 
     def step(self, epoch: int, step: int) -> Plan:
         """One optimizer step of an epoch (its num_ranks x A batches)."""
-        return Plan(_capi.flopspack_bucket_sampler_step(self._handle, int(epoch), int(step)))
+        return Plan(
+            _capi.flopspack_bucket_sampler_step(
+                self._handle, _validate.uint64(epoch, "epoch"), _validate.uint64(step, "step")
+            )
+        )
 
     def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]:
         """One rank's batches of one step, in slot order, as sample indices
         (the source interface of flopspack.torch.FlopspackBatchSampler)."""
+        rank = _validate.size(rank, "rank")
         with self.step(epoch, step) as plan:
             mine = sorted((g for g in plan if g.rank == rank), key=lambda g: g.slot)
             return [g.items.tolist() for g in mine]
@@ -128,10 +136,11 @@ class BucketSampler(Handle):
         """Per-step KS distances (token-weighted, sample-weighted) of a plan
         of this sampler to the whole data's length distribution."""
         h = self._handle
-        steps = _capi.flopspack_swig_bucket_sampler_step_count(h, plan._handle)
+        p = _validate.handle(plan, Plan, "plan")
+        steps = _capi.flopspack_swig_bucket_sampler_step_count(h, p)
         tokens = np.empty(steps, dtype=np.float64)
         samples = np.empty(steps, dtype=np.float64)
-        _capi.flopspack_swig_bucket_sampler_step_diversity(h, plan._handle, tokens, samples)
+        _capi.flopspack_swig_bucket_sampler_step_diversity(h, p, tokens, samples)
         return tokens, samples
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._handle import Handle
 
@@ -51,7 +51,13 @@ class TransformerConfig:
         c = _capi.flopspack_transformer_config()  # struct_size and defaults set
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            setattr(c, field.name, int(value))
+            if field.name == "attention_span":
+                value = _validate.choice(value, AttentionSpan, field.name)
+            elif field.name in ("gated_mlp", "causal", "recompute"):
+                value = _validate.flag(value, field.name)
+            else:
+                value = _validate.int64(value, field.name)
+            setattr(c, field.name, value)
         return c
 
 
@@ -81,7 +87,6 @@ class CostModel(Handle):
     """
 
     __slots__ = ("_kind", "_keepalive")
-    _delete = _capi.flopspack_cost_model.__swig_destroy__
 
     def __init__(self, handle: Any, kind: str, keepalive: Any = None) -> None:
         super().__init__(handle)
@@ -106,7 +111,10 @@ class CostModel(Handle):
         """per_document + linear*l + quadratic*l**2 per document, plus
         per_sequence once per non-empty sequence."""
         h = _capi.flopspack_cost_model_polynomial(
-            float(per_sequence), float(per_document), float(linear), float(quadratic)
+            _validate.real(per_sequence, "per_sequence"),
+            _validate.real(per_document, "per_document"),
+            _validate.real(linear, "linear"),
+            _validate.real(quadratic, "quadratic"),
         )
         return cls(h, "polynomial")
 
@@ -118,9 +126,29 @@ class CostModel(Handle):
         its fields as keywords."""
         if config is None:
             config = TransformerConfig(**fields)
-        elif fields:
-            config = dataclasses.replace(config, **fields)
+        else:
+            _validate.instance(config, TransformerConfig, "config")
+            if fields:
+                config = dataclasses.replace(config, **fields)
         return cls(_capi.flopspack_cost_model_transformer(config._to_c()), "transformer")
+
+    @classmethod
+    def preset(cls, name: str, **fields: Any) -> "CostModel":
+        """:meth:`transformer` of a named shape (the CLI's --model presets,
+        e.g. "llama3-8b"); keywords override TransformerConfig fields."""
+        from ._model_shapes import preset_config
+
+        return cls.transformer(preset_config(name), **fields)
+
+    @classmethod
+    def from_hf_config(cls, path_or_dict: Any, **fields: Any) -> "CostModel":
+        """:meth:`transformer` of a Hugging Face config.json (path, model
+        directory or dict; rules in docs/cost-models.md); keywords override
+        TransformerConfig fields (gated_mlp for an unknown model_type)."""
+        from ._model_shapes import hf_config
+
+        gated = fields.pop("gated_mlp", None)
+        return cls.transformer(hf_config(path_or_dict, gated_mlp=gated), **fields)
 
     @classmethod
     def fit(
@@ -132,10 +160,11 @@ class CostModel(Handle):
         """Non-negative least squares of the polynomial form on measured
         samples: samples[i] holds the document lengths of a packed sequence
         that took seconds[i]. Returns the model and the fit report."""
-        flat = [int(l) for sample in samples for l in sample]
-        bounds = np.zeros(len(samples) + 1, dtype=np.uintp)
-        np.cumsum([len(sample) for sample in samples], out=bounds[1:])
-        return cls.fit_csr(np.asarray(flat, dtype=np.int64), bounds, seconds, terms)
+        arrays = [_arrays.lengths(sample, f"samples[{i}]") for i, sample in enumerate(samples)]
+        bounds = np.zeros(len(arrays) + 1, dtype=np.uintp)
+        np.cumsum([len(a) for a in arrays], out=bounds[1:])
+        flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        return cls.fit_csr(flat, bounds, seconds, terms)
 
     @classmethod
     def fit_csr(
@@ -144,7 +173,7 @@ class CostModel(Handle):
         """:meth:`fit` on flat arrays: sample i is
         lengths[offsets[i]:offsets[i+1]]; len(offsets) == len(seconds) + 1."""
         options = _capi.flopspack_fit_options()
-        options.terms = int(terms)
+        options.terms = _validate.uint32(terms, "terms")
         report, h = _capi.flopspack_swig_cost_model_fit(  # argouts in C order
             options,
             _arrays.lengths(lengths, "document_lengths"),
@@ -156,8 +185,8 @@ class CostModel(Handle):
     @classmethod
     def custom(cls, fn: Callable[[np.ndarray], float]) -> "CostModel":
         """A model backed by a Python callable: fn(lengths) -> cost of one
-        packed sequence holding documents of these lengths (an int64 array,
-        read-only, valid during the call). An exception or a bad value fails
+        packed sequence holding documents of these lengths (a read-only
+        int64 array, a copy the callable may keep). An exception or a bad value fails
         the calling flopspack function with CallbackError, with fn's
         exception as its __cause__."""
         return cls(_capi.flopspack_py_cost_model_custom(fn), "custom", keepalive=fn)

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ._errors import ClosedError
 
 
 class Handle:
-    """Owns one C handle. ``close()`` destroys it exactly once (SWIG disowns
-    the pointer, so garbage collection will not destroy it again); using the
-    object afterwards raises ClosedError. Also a context manager."""
+    """Owns one C handle; using the object after ``close()`` raises
+    ClosedError. Also a context manager.
+
+    Lifetime (issue 21): the C object belongs to the SWIG proxy in ``_h``,
+    whose destructor calls flopspack_<thing>_destroy once, when its last
+    Python reference goes. Every call into the library passes that proxy as
+    an argument, so the call holds a reference until it returns: ``close()``
+    from another thread (or from a callback of the very call) while a call
+    is running marks the object closed at once and leaves the running call
+    a live C object, destroyed when it returns. Without a running call the C
+    object is destroyed inside ``close()``. Nothing in this package keeps
+    the proxy anywhere else."""
 
     __slots__ = ("_h", "__weakref__")
-    _delete: Callable[[Any], None]  # the SWIG delete_* of the handle type
 
     def __init__(self, handle: Any) -> None:
         self._h = handle
@@ -30,11 +38,13 @@ class Handle:
         return self._h is None
 
     def close(self) -> None:
-        """Releases the C object now (idempotent). Without it, garbage
+        """Releases the C object (idempotent): now, or when the calls
+        running with it in other threads return. Without close(), garbage
         collection releases it."""
-        h, self._h = self._h, None
-        if h is not None:
-            type(self)._delete(h)
+        # Dropping the reference, never calling _delete directly: a call in
+        # flight holds its own reference, and destroying under it would be a
+        # use-after-free.
+        self._h = None
 
     def __enter__(self):
         self._handle  # entering a closed object is an error too

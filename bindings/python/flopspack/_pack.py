@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._plan import Plan
@@ -47,15 +47,13 @@ def pack(
     contributes (a split document appears in several). model None = cost is
     tokens."""
     o = _capi.flopspack_pack_options()  # library defaults
-    o.capacity = int(capacity)
-    o.algorithm = int(algorithm)
-    o.overflow = int(overflow)
-    o.seed = int(seed)
-    return Plan(
-        _capi.flopspack_swig_pack(
-            o, model._handle if model is not None else None, _arrays.lengths(lengths)
-        )
-    )
+    o.capacity = _validate.int64(capacity, "capacity")
+    o.algorithm = _validate.choice(algorithm, PackAlgorithm, "algorithm")
+    o.overflow = _validate.choice(overflow, Overflow, "overflow")
+    o.seed = _validate.uint64(seed, "seed")
+    array = _arrays.lengths(lengths)
+    h = _validate.handle(model, CostModel, "model", allow_none=True)
+    return Plan(_capi.flopspack_swig_pack(o, h, array))
 
 
 def balance(
@@ -74,13 +72,13 @@ def balance(
     groups minimising the costliest; with max_tokens_per_group no group
     exceeds the cap (InfeasibleError when none is found)."""
     o = _capi.flopspack_balance_options()  # library defaults
-    o.num_groups = int(num_groups)
-    o.algorithm = int(algorithm)
-    o.equal_count = int(bool(equal_count))
-    o.refine = int(bool(refine))
-    o.max_tokens_per_group = int(max_tokens_per_group)
-    o.max_refine_steps = int(max_refine_steps)
-    o.seed = int(seed)
+    o.num_groups = _validate.int64(num_groups, "num_groups")
+    o.algorithm = _validate.choice(algorithm, BalanceAlgorithm, "algorithm")
+    o.equal_count = _validate.flag(equal_count, "equal_count")
+    o.refine = _validate.flag(refine, "refine")
+    o.max_tokens_per_group = _validate.int64(max_tokens_per_group, "max_tokens_per_group")
+    o.max_refine_steps = _validate.int64(max_refine_steps, "max_refine_steps")
+    o.seed = _validate.uint64(seed, "seed")
     token_counts = (
         np.zeros(0, dtype=np.int64) if tokens is None else _arrays.lengths(tokens, "tokens")
     )

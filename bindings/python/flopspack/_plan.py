@@ -7,9 +7,11 @@ from typing import Any, Iterator, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from . import _validate
 from . import capi as _capi
 from ._errors import InvalidArgumentError
 from ._handle import Handle
+from ._pieces import piece_offsets
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,13 +81,32 @@ class Group(NamedTuple):
     slot: Optional[int]
 
 
+class PlanArrays(NamedTuple):
+    """A whole plan as flat numpy arrays (CSR): group g holds entries
+    ``offsets[g]:offsets[g+1]`` of ``items``, ``piece_offsets`` and
+    ``tokens`` — entry k is the piece of item ``items[k]`` that starts at
+    token ``piece_offsets[k]`` and is ``tokens[k]`` long (a whole document is
+    one piece at offset 0). ``ranks`` and ``slots`` say where each group
+    runs (None for plans without ranks); ``real_tokens``,
+    ``computed_tokens`` and ``costs`` summarise each group."""
+
+    offsets: np.ndarray
+    items: np.ndarray
+    piece_offsets: np.ndarray
+    tokens: np.ndarray
+    ranks: Optional[np.ndarray]
+    slots: Optional[np.ndarray]
+    real_tokens: np.ndarray
+    computed_tokens: np.ndarray
+    costs: np.ndarray
+
+
 class Plan(Handle):
     """An immutable plan (flopspack_plan): a list of groups of input items,
     with metrics. Arrays returned are copies owned by numpy (valid after
     close()). Iterating yields :class:`Group` values."""
 
     __slots__ = ("_has_slots",)
-    _delete = _capi.flopspack_plan.__swig_destroy__
 
     def __init__(self, handle: Any) -> None:
         super().__init__(handle)
@@ -98,22 +119,32 @@ class Plan(Handle):
     def num_groups(self) -> int:
         return len(self)
 
+    def _group_index(self, h: Any, group: Any) -> int:
+        """group as an index in [0, groups); negative counts from the end."""
+        if type(group) is int and 0 <= group <= _validate.SIZE[1]:
+            return group  # the common case, in loops: the library checks the bound
+        return _validate.index(group, _capi.flopspack_plan_group_count(h), "group", "groups")
+
     def items(self, group: int) -> np.ndarray:
         """Item indices (into the input arrays) of one group."""
-        return _capi.flopspack_swig_plan_group_items(self._handle, group)
+        h = self._handle
+        return _capi.flopspack_swig_plan_group_items(h, self._group_index(h, group))
 
     def tokens(self, group: int) -> np.ndarray:
         """Tokens each item of the group contributes to it."""
-        return _capi.flopspack_swig_plan_group_tokens(self._handle, group)
+        h = self._handle
+        return _capi.flopspack_swig_plan_group_tokens(h, self._group_index(h, group))
 
     def info(self, group: int) -> Tuple[int, int, float]:
         """(real_tokens, computed_tokens, cost) of one group."""
-        return tuple(_capi.flopspack_plan_group_info(self._handle, group))
+        h = self._handle
+        return tuple(_capi.flopspack_plan_group_info(h, self._group_index(h, group)))
 
     def slot(self, group: int) -> Tuple[int, int]:
         """(rank, microbatch) of a group of a plan with ranks; raises
         InvalidArgumentError for plans without ranks."""
-        return tuple(_capi.flopspack_plan_group_slot(self._handle, group))
+        h = self._handle
+        return tuple(_capi.flopspack_plan_group_slot(h, self._group_index(h, group)))
 
     @property
     def has_slots(self) -> bool:
@@ -130,8 +161,7 @@ class Plan(Handle):
 
     def group(self, group: int) -> Group:
         h = self._handle
-        if group < 0:
-            group += len(self)
+        group = self._group_index(h, group)
         real, computed, cost = _capi.flopspack_plan_group_info(h, group)
         rank = slot = None
         if self.has_slots:
@@ -145,19 +175,35 @@ class Plan(Handle):
         for g in range(len(self)):
             yield self.group(g)
 
-    def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(offsets, items, tokens): group g holds items[offsets[g]:offsets[g+1]]."""
-        n = len(self)
-        items = [self.items(g) for g in range(n)]
-        tokens = [self.tokens(g) for g in range(n)]
-        offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum([len(i) for i in items], out=offsets[1:])
-        empty = np.zeros(0, dtype=np.int64)
-        return (
-            offsets,
-            np.concatenate(items) if items else empty,
-            np.concatenate(tokens) if tokens else empty,
+    def arrays(self, piece_start: Optional[np.ndarray] = None) -> PlanArrays:
+        """Every group at once as numpy arrays (one C call fills them; no
+        per-group Python work). ``piece_start[i]``, if given, is where item
+        i's first piece in this plan begins (for documents continued from an
+        earlier plan); see :func:`flopspack._pieces.piece_offsets` for the
+        piece-offset convention."""
+        h = self._handle
+        groups, entries, has_slots = _capi.flopspack_swig_plan_csr_size(h)
+        offsets = np.empty(groups + 1, dtype=np.int64)
+        items = np.empty(entries, dtype=np.int64)
+        tokens = np.empty(entries, dtype=np.int64)
+        per_slot = groups if has_slots else 0
+        ranks = np.empty(per_slot, dtype=np.int64)
+        slots = np.empty(per_slot, dtype=np.int64)
+        real = np.empty(groups, dtype=np.int64)
+        computed = np.empty(groups, dtype=np.int64)
+        costs = np.empty(groups, dtype=np.float64)
+        _capi.flopspack_swig_plan_csr(h, offsets, items, tokens, ranks, slots, real, computed, costs)
+        self._has_slots = bool(has_slots) if groups else False
+        return PlanArrays(
+            offsets, items, piece_offsets(items, tokens, piece_start), tokens,
+            ranks if has_slots else None, slots if has_slots else None, real, computed, costs,
         )
+
+    def to_csr(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(offsets, items, tokens): group g holds items[offsets[g]:offsets[g+1]].
+        :meth:`arrays` gives piece offsets, ranks and slots too."""
+        a = self.arrays()
+        return a.offsets, a.items, a.tokens
 
     @property
     def deferred(self) -> np.ndarray:

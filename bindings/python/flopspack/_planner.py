@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
@@ -44,13 +44,15 @@ def _step_options(
     seed: int,
 ) -> Any:
     o = _capi.flopspack_step_options()  # library defaults
-    o.num_ranks = int(num_ranks)
-    o.max_tokens_per_microbatch = int(max_tokens_per_microbatch)
-    o.microbatches_per_rank = int(microbatches_per_rank)
-    o.algorithm = int(algorithm)
-    o.ordering = int(ordering)
-    o.overflow = int(overflow)
-    o.seed = int(seed)
+    o.num_ranks = _validate.uint32(num_ranks, "num_ranks")
+    o.max_tokens_per_microbatch = _validate.int64(
+        max_tokens_per_microbatch, "max_tokens_per_microbatch"
+    )
+    o.microbatches_per_rank = _validate.uint32(microbatches_per_rank, "microbatches_per_rank")
+    o.algorithm = _validate.choice(algorithm, StepAlgorithm, "algorithm")
+    o.ordering = _validate.choice(ordering, SlotOrder, "ordering")
+    o.overflow = _validate.choice(overflow, Overflow, "overflow")
+    o.seed = _validate.uint64(seed, "seed")
     return o
 
 
@@ -74,8 +76,9 @@ def plan_step(
         num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
         overflow, seed,
     )
+    array = _arrays.lengths(lengths)
     return Plan(
-        _capi.flopspack_plan_step(options, model._handle, _arrays.lengths(lengths))
+        _capi.flopspack_plan_step(options, _validate.handle(model, CostModel, "model"), array)
     )
 
 
@@ -94,7 +97,6 @@ class StepPlanner(Handle):
     save()/restore() resume exactly. One thread at a time."""
 
     __slots__ = ("_model",)
-    _delete = _capi.flopspack_step_planner.__swig_destroy__
 
     def __init__(
         self,
@@ -113,6 +115,7 @@ class StepPlanner(Handle):
         max_outliers_per_step: Optional[int] = None,
         _handle: Any = None,
     ) -> None:
+        _validate.instance(model, CostModel, "model")
         self._model = model  # a custom model's callable stays alive
         if _handle is None:
             options = _step_options(
@@ -121,21 +124,25 @@ class StepPlanner(Handle):
             )
             p = _capi.flopspack_step_planner_options()  # library defaults
             if tokens_per_step is not None:
-                p.tokens_per_step = int(tokens_per_step)
+                p.tokens_per_step = _validate.int64(tokens_per_step, "tokens_per_step")
             if max_defer_steps is not None:
-                p.max_defer_steps = int(max_defer_steps)
+                p.max_defer_steps = _validate.uint32(max_defer_steps, "max_defer_steps")
             if outlier_min_tokens is not None:
-                p.outlier_min_tokens = int(outlier_min_tokens)
+                p.outlier_min_tokens = _validate.int64(outlier_min_tokens, "outlier_min_tokens")
             if max_outliers_per_step is not None:
-                p.max_outliers_per_step = int(max_outliers_per_step)
+                p.max_outliers_per_step = _validate.int64(
+                    max_outliers_per_step, "max_outliers_per_step"
+                )
             _handle = _capi.flopspack_step_planner_create(options, p, model._handle)
         super().__init__(_handle)
 
     @classmethod
     def restore(cls, state: bytes, model: CostModel) -> "StepPlanner":
         """A planner from bytes made by :meth:`save`, with the same model."""
-        data = np.frombuffer(bytes(state), dtype=np.uint8)
-        h = _capi.flopspack_swig_step_planner_restore(data, model._handle)
+        data = _validate.buffer(state, "state")
+        h = _capi.flopspack_swig_step_planner_restore(
+            data, _validate.handle(model, CostModel, "model")
+        )
         return cls(model, num_ranks=0, max_tokens_per_microbatch=0, _handle=h)
 
     def push(self, lengths: Any) -> int:

@@ -9,7 +9,7 @@ from typing import Any, Callable, NamedTuple, Optional
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
@@ -59,19 +59,37 @@ class SimulationSummary:
     computed_tokens: int
 
 
+# The C type of each flopspack_simulate_options field a caller may set.
+_OPTION_CHECKS = {
+    "policy": lambda value, name: _validate.choice(value, SimPolicy, name),
+    "num_ranks": _validate.uint64,
+    "microbatches_per_rank": _validate.uint64,
+    "tokens_per_microbatch": _validate.int64,
+    "max_tokens_per_microbatch": _validate.int64,
+    "num_steps": _validate.uint64,
+    "seed": _validate.uint64,
+    "record_steps": _validate.flag,
+}
+
+
 def _options(**fields: Any) -> Any:
     o = _capi.flopspack_simulate_options()  # library defaults
     for name, value in fields.items():
         if value is not None:
-            setattr(o, name, int(value))
+            setattr(o, name, _OPTION_CHECKS[name](value, name))
     return o
+
+
+def _progress(progress: Any) -> Any:
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable or None, got {type(progress).__name__}")
+    return progress
 
 
 class Simulation(Handle):
     """flopspack_simulate_result: the figures of one simulated run."""
 
     __slots__ = ()
-    _delete = _capi.flopspack_simulate_result.__swig_destroy__
 
     @property
     def summary(self) -> SimulationSummary:
@@ -83,9 +101,10 @@ class Simulation(Handle):
     def series(self, kind: SimSeries) -> np.ndarray:
         """One value per step (needs record_steps=True)."""
         h = self._handle
-        n = _capi.flopspack_swig_simulate_series_size(h, int(kind))
+        k = _validate.choice(kind, SimSeries, "kind")
+        n = _capi.flopspack_swig_simulate_series_size(h, k)
         out = np.empty(n, dtype=np.float64)
-        _capi.flopspack_swig_simulate_series(h, int(kind), out)
+        _capi.flopspack_swig_simulate_series(h, k, out)
         return out
 
     def pieces(self) -> Stats:
@@ -118,14 +137,19 @@ def simulate(
 ) -> Simulation:
     """Simulates a training run; options left None take the library's
     defaults. progress(done, total) is called after every step; returning
-    False (or raising) cancels with CancelledError."""
+    False (or raising an Exception) cancels with CancelledError. Ctrl-C
+    stops the run within a step (with or without progress) and raises
+    KeyboardInterrupt."""
     o = _options(
         policy=policy, num_ranks=num_ranks, microbatches_per_rank=microbatches_per_rank,
         tokens_per_microbatch=tokens_per_microbatch,
         max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
-        record_steps=int(bool(record_steps)),
+        record_steps=record_steps,
     )
-    h = _capi.flopspack_py_simulate(_arrays.lengths(lengths), model._handle, o, progress)
+    array = _arrays.lengths(lengths)
+    h = _capi.flopspack_py_simulate(
+        array, _validate.handle(model, CostModel, "model"), o, _progress(progress)
+    )
     return Simulation(h)
 
 
@@ -161,7 +185,9 @@ def simulate_sweep(
     sampled = np.empty(len(counts), dtype=np.float64)
     predicted = np.empty(len(counts), dtype=np.float64)
     relative = np.empty(len(counts), dtype=np.float64)
+    array = _arrays.lengths(lengths)
     _capi.flopspack_py_simulate_sweep(
-        _arrays.lengths(lengths), model._handle, o, progress, counts, sampled, predicted, relative
+        array, _validate.handle(model, CostModel, "model"), o, _progress(progress), counts,
+        sampled, predicted, relative,
     )
     return Sweep(counts.astype(np.int64), sampled, predicted, relative)

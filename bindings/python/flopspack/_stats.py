@@ -10,7 +10,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
@@ -91,12 +91,12 @@ class Stats(Handle):
     ``a.merge(b)`` is bit-identical to the statistics of both datasets."""
 
     __slots__ = ()
-    _delete = _capi.flopspack_stats.__swig_destroy__
 
     def __init__(self, lengths: Any = (), model: Optional[CostModel] = None, *, _handle: Any = None) -> None:
         if _handle is None:
+            array = _arrays.lengths(lengths)
             _handle = _capi.flopspack_stats_create(
-                _arrays.lengths(lengths), model._handle if model is not None else None
+                array, _validate.handle(model, CostModel, "model", allow_none=True)
             )
         super().__init__(_handle)
 
@@ -108,13 +108,13 @@ class Stats(Handle):
         h = _capi.flopspack_swig_stats_create_from_histogram(
             _arrays.lengths(lengths),
             _arrays.offsets(counts, "counts"),
-            model._handle if model is not None else None,
+            _validate.handle(model, CostModel, "model", allow_none=True),
         )
         return cls(_handle=h)
 
     def merge(self, other: "Stats") -> "Stats":
         """Statistics of the union of both datasets, exactly."""
-        return Stats(_handle=_capi.flopspack_stats_merge(self._handle, other._handle))
+        return Stats(_handle=_capi.flopspack_stats_merge(self._handle, _validate.handle(other, Stats, "other")))
 
     @property
     def summary(self) -> StatsSummary:
@@ -126,13 +126,18 @@ class Stats(Handle):
     def quantile(self, q: float, weighting: Weighting = Weighting.COUNT) -> float:
         """Lower empirical quantile of the length, documents weighted by count
         (default), tokens or cost."""
-        if weighting == Weighting.COUNT:
-            return _capi.flopspack_stats_quantile(self._handle, float(q))
-        return _capi.flopspack_stats_weighted_quantile(self._handle, int(weighting), float(q))
+        q = _validate.real(q, "q")
+        if _validate.choice(weighting, Weighting, "weighting") == Weighting.COUNT:
+            return _capi.flopspack_stats_quantile(self._handle, q)
+        return _capi.flopspack_stats_weighted_quantile(self._handle, int(weighting), q)
 
     def cdf(self, length: int, weighting: Weighting = Weighting.COUNT) -> float:
         """Share of documents (tokens, cost) of length <= length."""
-        return _capi.flopspack_stats_cdf(self._handle, int(weighting), int(length))
+        return _capi.flopspack_stats_cdf(
+            self._handle,
+            _validate.choice(weighting, Weighting, "weighting"),
+            _validate.int64(length, "length"),
+        )
 
     def histogram(
         self,
@@ -143,10 +148,10 @@ class Stats(Handle):
     ) -> Tuple[np.ndarray, np.ndarray]:
         """(upper_edges, weights): bin k holds lengths up to upper_edges[k]."""
         o = _capi.flopspack_histogram_options()
-        o.binning = int(binning)
-        o.weighting = int(weighting)
-        o.normalized = int(bool(normalized))
-        o.width = int(width)
+        o.binning = _validate.choice(binning, Binning, "binning")
+        o.weighting = _validate.choice(weighting, Weighting, "weighting")
+        o.normalized = _validate.flag(normalized, "normalized")
+        o.width = _validate.int64(width, "width")
         h = self._handle
         bins = _capi.flopspack_swig_stats_histogram_size(h, o)
         edges = np.empty(bins, dtype=np.int64)
@@ -156,29 +161,33 @@ class Stats(Handle):
 
     def tail(self, threshold: int) -> StatsTail:
         """Documents strictly longer than threshold, and their shares."""
-        return _mirror(StatsTail, _capi.flopspack_stats_tail_share(self._handle, int(threshold)))
+        return _mirror(StatsTail, _capi.flopspack_stats_tail_share(self._handle, _validate.int64(threshold, "threshold")))
 
     def expected_max(self, draws: int) -> float:
         """Exact E[max] of `draws` independent draws of a document's cost
         (its length without a model)."""
-        return _capi.flopspack_stats_expected_max(self._handle, int(draws))
+        return _capi.flopspack_stats_expected_max(self._handle, _validate.uint64(draws, "draws"))
 
     def ks_distance(self, other: "Stats", weighting: Optional[Weighting] = None) -> float:
         """Kolmogorov-Smirnov distance of the length distributions."""
         if weighting is None:
-            return _capi.flopspack_stats_ks_distance(self._handle, other._handle)
+            return _capi.flopspack_stats_ks_distance(
+                self._handle, _validate.handle(other, Stats, "other")
+            )
         return self.ks_distance_at(other, weighting)[0]
 
     def ks_distance_at(self, other: "Stats", weighting: Weighting) -> Tuple[float, int]:
         """(distance, smallest length where the gap is largest)."""
         d, length = _capi.flopspack_stats_ks_distance_weighted(
-            self._handle, other._handle, int(weighting)
+            self._handle,
+            _validate.handle(other, Stats, "other"),
+            _validate.choice(weighting, Weighting, "weighting"),
         )
         return d, length
 
     def compare(self, other: "Stats") -> StatsComparison:
         """Where two datasets differ (KS, quantiles at fixed levels, tails)."""
-        c = _capi.flopspack_stats_compare(self._handle, other._handle)
+        c = _capi.flopspack_stats_compare(self._handle, _validate.handle(other, Stats, "other"))
         n = _capi.FLOPSPACK_STATS_COMPARE_LEVELS
         arrays = dict(
             levels=tuple(c.level_at(i) for i in range(n)),

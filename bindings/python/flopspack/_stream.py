@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _arrays
+from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
@@ -44,7 +44,6 @@ class StreamPacker(Handle):
     sequences made final so far as a :class:`Plan`. One thread at a time."""
 
     __slots__ = ("_model",)
-    _delete = _capi.flopspack_stream_packer.__swig_destroy__
 
     def __init__(
         self,
@@ -58,25 +57,26 @@ class StreamPacker(Handle):
     ) -> None:
         # Keep the model (and a custom model's callable) alive: the C packer
         # holds its own reference to the C model.
+        _validate.instance(model, CostModel, "model", allow_none=True)
         self._model = model
         if _handle is None:
             options = _capi.flopspack_stream_options()  # library defaults
-            options.capacity = int(capacity)
+            options.capacity = _validate.int64(capacity, "capacity")
             if window is not None:
-                options.window = int(window)
-            options.overflow = int(overflow)
-            options.seed = int(seed)
+                options.window = _validate.uint64(window, "window")
+            options.overflow = _validate.choice(overflow, Overflow, "overflow")
+            options.seed = _validate.uint64(seed, "seed")
             _handle = _capi.flopspack_stream_packer_create(
-                options, model._handle if model is not None else None
+                options, _validate.handle(model, CostModel, "model", allow_none=True)
             )
         super().__init__(_handle)
 
     @classmethod
     def restore(cls, state: bytes, model: Optional[CostModel] = None) -> "StreamPacker":
         """A packer from bytes made by :meth:`save`."""
-        data = np.frombuffer(bytes(state), dtype=np.uint8)
+        data = _validate.buffer(state, "state")
         h = _capi.flopspack_swig_stream_packer_restore(
-            data, model._handle if model is not None else None
+            data, _validate.handle(model, CostModel, "model", allow_none=True)
         )
         return cls(0, model=model, _handle=h)
 

@@ -1,8 +1,16 @@
-"""PyTorch integration: a batch sampler that yields this rank's microbatches
-of dataset indices, step by step, from a flopspack step source: the step
-planner (:class:`flopspack.PlannedEpochs`, cost-balanced packed microbatches
-under a token cap) or the bucket sampler (:class:`flopspack.BucketSampler`,
-padded batches).
+"""PyTorch integration (docs/pytorch.md).
+
+For packed (varlen) training: :class:`PlannedBatchSampler` yields this
+data-parallel rank's microbatches as (index, offset, length) pieces,
+balanced by cost, every token once per epoch; :class:`PieceDataset` slices
+the pieces out of a dataset of token sequences; :class:`VarlenCollator`
+packs a microbatch into one row with cu_seqlens. For padded batches:
+:class:`FlopspackBatchSampler` over a :class:`flopspack.BucketSampler`,
+with :class:`PaddedCollator`.
+
+FlopspackBatchSampler yields this rank's microbatches of dataset indices,
+step by step, from a step source (the bucket sampler; the deprecated
+:class:`flopspack.PlannedEpochs` too).
 
     from flopspack.torch import FlopspackBatchSampler
     source = flopspack.BucketSampler(lengths, max_padded_tokens=16384,
@@ -30,6 +38,19 @@ from typing import Any, Dict, Iterator, List, Optional
 import torch.distributed
 import torch.utils.data
 
+from ._collate import IGNORE_INDEX, PaddedCollator, PieceDataset, VarlenCollator
+from ._torch_sampler import PlannedBatchSampler, data_parallel_rank
+
+__all__ = [
+    "FlopspackBatchSampler",
+    "IGNORE_INDEX",
+    "PaddedCollator",
+    "PieceDataset",
+    "PlannedBatchSampler",
+    "VarlenCollator",
+    "data_parallel_rank",
+]
+
 
 class FlopspackBatchSampler(torch.utils.data.Sampler):
     """Yields lists of dataset indices: for each optimizer step of the epoch,
@@ -38,16 +59,35 @@ class FlopspackBatchSampler(torch.utils.data.Sampler):
     ``source`` needs ``num_ranks``, ``steps_per_epoch``,
     ``accumulation_steps`` (microbatches per rank per step) and
     ``rank_batches(epoch, step, rank)`` -> that rank's microbatches of the
-    step as lists of dataset indices, in slot order. ``rank`` defaults to
-    torch.distributed's rank when initialised, else 0.
+    step as lists of dataset indices, in slot order. ``rank`` is the
+    data-parallel rank; it defaults to the rank in ``process_group`` (the
+    data-parallel group), else in torch.distributed's world, else 0 — and
+    under torch.distributed the group's size must then equal the source's
+    ``num_ranks``, so that
+    tensor- or pipeline-parallel peers, which share a data-parallel rank,
+    never silently take different shares.
     """
 
-    def __init__(self, source: Any, rank: Optional[int] = None, *, epoch: int = 0) -> None:
+    def __init__(
+        self,
+        source: Any,
+        rank: Optional[int] = None,
+        *,
+        epoch: int = 0,
+        process_group: Any = None,
+    ) -> None:
         super().__init__(None)
-        if rank is None:
-            ready = torch.distributed.is_available() and torch.distributed.is_initialized()
-            rank = torch.distributed.get_rank() if ready else 0
         num_ranks = getattr(source, "num_ranks", None)
+        if rank is None:
+            rank, size = data_parallel_rank(None, None, process_group)
+            distributed = torch.distributed.is_available() and torch.distributed.is_initialized()
+            if distributed and num_ranks is not None and size != num_ranks:
+                raise ValueError(
+                    f"the source plans for {num_ranks} data-parallel ranks but the "
+                    f"{'process group' if process_group is not None else 'torch.distributed world'}"
+                    f" has {size}: pass rank= (the data-parallel rank) or process_group= (the "
+                    "data-parallel group) so that tensor/pipeline-parallel peers get the same data"
+                )
         if rank < 0 or (num_ranks is not None and rank >= num_ranks):
             raise ValueError(f"rank = {rank} is out of range: the source has {num_ranks} ranks")
         self.source = source

@@ -14,6 +14,10 @@ else:
 import flopspack
 from flopspack.torch import FlopspackBatchSampler
 
+# PlannedEpochs is deprecated (flopspack.torch.PlannedBatchSampler replaces
+# it) but must keep working for the sources it still accepts.
+pytestmark = pytest.mark.filterwarnings("ignore:flopspack.PlannedEpochs is deprecated")
+
 LENGTHS = np.random.default_rng(7).integers(1, 2000, size=1500)
 
 

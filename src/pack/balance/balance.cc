@@ -10,6 +10,7 @@
 #include "pack/primitives/group_limits.h"
 #include "pack/primitives/lpt.h"
 #include "pack/primitives/refine.h"
+#include "util/checked.h"
 #include "util/random.h"
 #include "util/validate.h"
 
@@ -37,6 +38,11 @@ absl::Status CheckOptions(absl::Span<const double> costs, absl::Span<const int64
         absl::StrFormat("n = %u items: at most 2^31 - 1 are supported", costs.size()));
   }
   if (absl::Status s = util::CheckCosts("costs", costs); !s.ok()) return s;
+  // Group costs are sums of item costs: finite costs whose total is not
+  // (three of 1e308) would give inf/NaN metrics.
+  if (absl::StatusOr<double> sum = util::CheckedCostSum("costs", costs); !sum.ok()) {
+    return sum.status();
+  }
   if (!tokens.empty()) {
     if (tokens.size() != costs.size()) {
       return absl::InvalidArgumentError(absl::StrFormat(

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "pack/primitives/bin_packing.h"
+#include "util/checked.h"
 #include "util/large_buffer.h"
 #include "util/validate.h"
 
@@ -127,6 +128,15 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
   if (absl::Status s = MakePieces(lengths, options, extra, pieces, has_pieces); !s.ok()) return s;
   const absl::Span<const int64_t> sizes = has_pieces ? absl::MakeConstSpan(pieces.size) : lengths;
   const BinAssignment assignment = Assign(sizes, options);
+  // Each sequence computes `capacity` tokens; their total must fit int64
+  // (three documents of INT64_MAX / 3 at a capacity just below twice that
+  // make three sequences of ~2/3 INT64_MAX).
+  if (int64_t computed = 0; !util::MulInt64(assignment.num_bins, options.capacity, &computed)) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "capacity = %d: %d sequences of it compute more than int64 tokens (the computed_tokens "
+        "metric); use a smaller capacity",
+        options.capacity, assignment.num_bins));
+  }
 
   // Group the pieces by bin, keeping placement order inside each bin: the
   // placements are read in order (no per-item lookups), one scatter.
@@ -174,6 +184,7 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
     if (!c.ok()) return c.status();
     largest = *c;
   }
+  if (absl::Status s = CheckGroupCostSum(plan, "sequence cost"); !s.ok()) return s;
   ComputeGroupMetrics(plan, lengths.size(), largest, options.capacity);
   PlanMetrics& m = plan.metrics();
   m.split_items = extra.split_items;

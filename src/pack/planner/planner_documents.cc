@@ -391,11 +391,15 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     if (heap.empty()) continue;  // fits nowhere: unplaced
     const int32_t r = heap.Top().rank;
     int64_t* mb_tokens = tokens.data() + static_cast<size_t>(r) * m;
+    // Best fit: the microbatch with the least room that still fits. The
+    // first fitting one seeds the search (a sentinel of INT64_MAX would
+    // never be beaten by an empty microbatch under cap = INT64_MAX); one
+    // fits, since max_free[r] >= l.
     int32_t best = -1;
-    int64_t best_free = std::numeric_limits<int64_t>::max();
+    int64_t best_free = 0;
     for (int32_t j = 0; j < m; ++j) {
       const int64_t free = cap - mb_tokens[j];
-      if (free >= l && free < best_free) {
+      if (free >= l && (best < 0 || free < best_free)) {
         best = j;
         best_free = free;
       }

@@ -11,6 +11,7 @@
 #include "pack/planner/planner_documents.h"
 #include "pack/primitives/bin_packing.h"
 #include "pack/primitives/lpt.h"
+#include "util/checked.h"
 #include "util/large_buffer.h"
 #include "util/random.h"
 #include "util/validate.h"
@@ -39,7 +40,14 @@ struct Items {
   }
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+int64_t CeilDiv(int64_t a, int64_t b) { return util::CeilDivInt64(a, b); }
+
+absl::Status TooManyMicrobatches(int64_t r, int64_t m, int64_t cap) {
+  return absl::OutOfRangeError(absl::StrFormat(
+      "the batch needs num_ranks x microbatches_per_rank = %d x %d microbatches of %d tokens: "
+      "at most %d per step (plan fewer tokens per step, or raise max_tokens_per_microbatch)",
+      r, m, cap, kMaxStepMicrobatches));
+}
 
 absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
                                               absl::Span<const int64_t> tokens) {
@@ -47,18 +55,24 @@ absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
   absl::Status status = model.DocumentCosts(tokens, absl::MakeSpan(costs));
   if (!status.ok()) return status;
   if (absl::Status s = util::CheckCosts("document cost", costs); !s.ok()) return s;
+  // Rank and microbatch costs are sums of these: they must stay finite.
+  if (absl::StatusOr<double> sum = util::CheckedCostSum("document cost", costs); !sum.ok()) {
+    return sum.status();
+  }
   return costs;
 }
 
 // The document-level planner with M fixed (> 0) or, for M = 0, the fewest
 // microbatches per rank that place every item.
-int64_t RunDocuments(Items& items, absl::Span<const double> costs, const StepOptions& o,
-                     int64_t total_tokens, StepStats* stats) {
+absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> costs,
+                                     const StepOptions& o, int64_t total_tokens, StepStats* stats) {
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   int64_t m = o.microbatches_per_rank;
   const bool search = m == 0;
   if (search) m = std::max<int64_t>(1, CeilDiv(CeilDiv(total_tokens, cap), r));
   while (true) {
+    // r <= 2^24 and m <= 2^31 here: the product fits int64.
+    if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
     DocumentPlanOptions d;
     d.num_ranks = r;
     d.microbatches_per_rank = m;
@@ -96,6 +110,10 @@ int64_t RunSequences(Items& items, const cost::CostModel& model, const StepOptio
   }
   const int64_t m = o.microbatches_per_rank > 0 ? o.microbatches_per_rank
                                                 : std::max<int64_t>(1, CeilDiv(count, o.num_ranks));
+  if (o.num_ranks * m > kMaxStepMicrobatches) {
+    status = TooManyMicrobatches(o.num_ranks, m, o.max_tokens_per_microbatch);
+    return 0;
+  }
   std::vector<int32_t> slot_of = AssignLptSlots(seq_cost, static_cast<int32_t>(o.num_ranks), m);
   for (size_t i = 0; i < items.size(); ++i) items.where[i] = slot_of[seq_of[i]];
   return m;
@@ -162,20 +180,26 @@ absl::Status SplitIntoRoom(Items& items, absl::Span<const double> costs, int64_t
 
 }  // namespace
 
+int64_t StepItemBudget(const StepOptions& o) {
+  if (o.microbatches_per_rank > 0) return kMaxStepItems;
+  return kMaxStepMicrobatches / o.num_ranks * o.num_ranks;
+}
+
 absl::Status ValidateStepOptions(const StepOptions& o) {
-  if (o.num_ranks < 1 || o.num_ranks > kMaxInt32) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("num_ranks = %d: must be between 1 and %d", o.num_ranks, kMaxInt32));
+  if (o.num_ranks < 1 || o.num_ranks > kMaxStepMicrobatches) {
+    return absl::InvalidArgumentError(absl::StrFormat("num_ranks = %d: must be between 1 and %d",
+                                                      o.num_ranks, kMaxStepMicrobatches));
   }
   if (o.microbatches_per_rank < 0 || o.microbatches_per_rank > kMaxInt32) {
     return absl::InvalidArgumentError(
         absl::StrFormat("microbatches_per_rank = %d: must be 0 (the fewest that fit) or positive",
                         o.microbatches_per_rank));
   }
-  if (o.num_ranks * std::max<int64_t>(o.microbatches_per_rank, 1) > kMaxInt32) {
+  // Both factors are below 2^31: the product fits int64.
+  if (o.num_ranks * std::max<int64_t>(o.microbatches_per_rank, 1) > kMaxStepMicrobatches) {
     return absl::OutOfRangeError(
         absl::StrFormat("num_ranks x microbatches_per_rank = %d x %d: at most %d microbatches",
-                        o.num_ranks, o.microbatches_per_rank, kMaxInt32));
+                        o.num_ranks, o.microbatches_per_rank, kMaxStepMicrobatches));
   }
   if (o.max_tokens_per_microbatch < 1) {
     return absl::InvalidArgumentError(
@@ -239,11 +263,25 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
       total += lengths[i];
     }
   }
-  if (total / cap + n > kMaxInt32) {
-    return absl::OutOfRangeError(
-        absl::StrFormat("%d documents of %d tokens: too many items for one step", n, total));
+  // Count the items before making any (each term and the running count stay
+  // below 2^62: no overflow), so an impossible split fails at once.
+  int64_t pieces = 0;
+  for (int64_t i : kept) {
+    pieces += StepPieces(lengths[i], cap);
+    if (pieces > kMaxStepItems) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "%d documents of %d tokens: splitting at max_tokens_per_microbatch = %d makes more "
+          "than %d items, too many for one step",
+          n, total, cap, kMaxStepItems));
+    }
   }
   const int64_t fixed_m = o.microbatches_per_rank;
+  if (fixed_m == 0) {
+    // The fewest microbatches that hold the tokens (every algorithm needs at
+    // least these): reject before allocating.
+    const int64_t least_m = std::max<int64_t>(1, CeilDiv(CeilDiv(total, cap), r));
+    if (least_m > kMaxStepMicrobatches / r) return TooManyMicrobatches(r, least_m, cap);
+  }
   if (fixed_m > 0 && o.overflow != Overflow::kDefer && total > r * fixed_m * cap) {
     return absl::FailedPreconditionError(absl::StrFormat(
         "the batch does not fit: %d tokens > num_ranks x microbatches_per_rank x cap = %d x %d x "
@@ -287,7 +325,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     if (!c.ok()) return c.status();
     costs = std::move(*c);
   } else {
-    items.Reserve(kept.size() + static_cast<size_t>(total / cap));
+    items.Reserve(static_cast<size_t>(pieces));
     for (int64_t i : kept) {
       for (int64_t left = lengths[i]; left > 0; left -= cap) items.Add(i, std::min(left, cap));
     }
@@ -300,11 +338,16 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
       if (!status.ok()) return status;
     } else if (o.algorithm == StepAlgorithm::kTokens) {
       std::vector<double> token_costs(items.tokens.begin(), items.tokens.end());
-      m = RunDocuments(items, token_costs, o, total, stats);
+      absl::StatusOr<int64_t> found = RunDocuments(items, token_costs, o, total, stats);
+      if (!found.ok()) return found.status();
+      m = *found;
     } else {
-      m = RunDocuments(items, costs, o, total, stats);
+      absl::StatusOr<int64_t> found = RunDocuments(items, costs, o, total, stats);
+      if (!found.ok()) return found.status();
+      m = *found;
     }
   }
+  if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
 
   // What the algorithm could not place.
   if (o.overflow == Overflow::kSplit) {
@@ -359,6 +402,11 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
         absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]));
     if (!c.ok()) return c.status();
     mb_cost[g] = *c;
+  }
+  // Finite microbatch costs whose total is not (a custom model near DBL_MAX)
+  // would make the rank metrics inf or NaN.
+  if (absl::StatusOr<double> sum = util::CheckedCostSum("microbatch cost", mb_cost); !sum.ok()) {
+    return sum.status();
   }
 
   // The plan's CSR in slot order, written once.

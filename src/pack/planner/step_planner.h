@@ -23,6 +23,7 @@
 #define FLOPSPACK_PACK_PLANNER_STEP_PLANNER_H_
 
 #include <cstdint>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -59,6 +60,27 @@ struct StepStats {
   int64_t refine_moves = 0;
   double max_rank_cost_after_lpt = 0;
 };
+
+// The most microbatches one step has: num_ranks x microbatches_per_rank,
+// or the count M = 0 arrives at. Building a plan costs a few hundred bytes
+// per microbatch, so a larger step is rejected at once (OutOfRange) instead
+// of allocating gigabytes first (docs/errors.md, Limits).
+inline constexpr int64_t kMaxStepMicrobatches = int64_t{1} << 24;
+
+// The most items (whole documents plus the pieces of split ones) one step
+// places.
+inline constexpr int64_t kMaxStepItems = std::numeric_limits<int32_t>::max();
+
+// Items a document of `length` tokens becomes under the cap when split.
+inline int64_t StepPieces(int64_t length, int64_t cap) {
+  return length <= cap ? 1 : length / cap + (length % cap != 0 ? 1 : 0);
+}
+
+// Items that PlanStep with these options always accepts and places without
+// exceeding kMaxStepMicrobatches: with M = 0 the search for M ends by one
+// item per microbatch, so at most (2^24 / num_ranks) x num_ranks items;
+// with M > 0, kMaxStepItems. The stateful planner never selects more.
+int64_t StepItemBudget(const StepOptions& options);
 
 // Range checks of every option, with messages naming the field and value.
 absl::Status ValidateStepOptions(const StepOptions& options);

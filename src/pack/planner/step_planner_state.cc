@@ -96,6 +96,18 @@ absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> len
       }
     }
   }
+  // A document that alone makes more items than a step can place would be
+  // selected, fail, and stay at the front of the queue forever.
+  const int64_t item_budget = StepItemBudget(step_);
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const int64_t pieces = StepPieces(lengths[i], step_.max_tokens_per_microbatch);
+    if (pieces > item_budget) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "lengths[%u] = %d: split at max_tokens_per_microbatch = %d it makes %d pieces, more "
+          "than one step of %d ranks can hold (%d)",
+          i, lengths[i], step_.max_tokens_per_microbatch, pieces, step_.num_ranks, item_budget));
+    }
+  }
   if (*total > std::numeric_limits<int64_t>::max() - pending_tokens_) {
     return absl::OutOfRangeError("pending tokens would overflow int64");
   }
@@ -109,13 +121,27 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
   // Choose without touching the queues, plan, and only then commit, so a
   // failing cost model leaves the planner as it was.
   const int64_t budget = stream_.tokens_per_step;
+  // Besides tokens, a step is limited in items (documents and pieces): with
+  // M = 0 and a small cap, documents within the token budget could still
+  // need more microbatches than one step may have. Push() guarantees each
+  // document alone is within it. Sums stay below 2^63: tokens are pending
+  // tokens, items at most 2 x 2^31.
+  const int64_t item_budget = StepItemBudget(step_);
+  const int64_t cap = step_.max_tokens_per_microbatch;
   std::vector<Doc> selected;
   std::deque<Doc> waiting;  // outliers held back after this step
-  int64_t tokens = 0, outliers_taken = 0;
+  int64_t tokens = 0, items = 0, outliers_taken = 0;
+  auto fits = [&](const Doc& d) {
+    return tokens + d.length <= budget && items + StepPieces(d.length, cap) <= item_budget;
+  };
+  auto select = [&](const Doc& d) {
+    selected.push_back(d);
+    tokens += d.length;
+    items += StepPieces(d.length, cap);
+  };
   auto take_outlier = [&](const Doc& d) {
-    if (outliers_taken < stream_.max_outliers_per_step && tokens + d.length <= budget) {
-      selected.push_back(d);
-      tokens += d.length;
+    if (outliers_taken < stream_.max_outliers_per_step && fits(d)) {
+      select(d);
       ++outliers_taken;
     } else {
       waiting.push_back(d);
@@ -128,9 +154,8 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
     if (d.waited < stream_.max_defer_steps) continue;
     // An outlier longer than the whole step (possible with M = 0, where the
     // step grows to hold it) would otherwise wait forever: it goes alone.
-    if (tokens + d.length <= budget || selected.empty()) {
-      selected.push_back(d);
-      tokens += d.length;
+    if (fits(d) || selected.empty()) {
+      select(d);
       ++outliers_taken;
     } else {
       waiting.push_back(d);  // only when due outliers overflow a whole step
@@ -147,18 +172,16 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
       take_outlier(d);
       continue;
     }
-    if (tokens + d.length > budget) {
+    if (!fits(d)) {
       // A budget smaller than the first document would stall the stream:
       // such a document goes alone (it fits a microbatch, or is split).
       if (selected.empty()) {
-        selected.push_back(d);
-        tokens += d.length;
+        select(d);
         ++from_queue;
       }
       break;
     }
-    selected.push_back(d);
-    tokens += d.length;
+    select(d);
   }
 
   std::vector<int64_t> lengths, ids;
@@ -298,6 +321,7 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
     if (step.microbatches_per_rank > 0 && d.length > planner->stream_.tokens_per_step) {
       return false;
     }
+    if (StepPieces(d.length, step.max_tokens_per_microbatch) > StepItemBudget(step)) return false;
     if (d.length > std::numeric_limits<int64_t>::max() - pending) return false;
     pending += d.length;
     return true;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/checked.h"
+
 namespace flopspack::pack {
 
 void Plan::AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> tokens,
@@ -45,6 +47,10 @@ void Plan::Reserve(size_t groups, size_t entries) {
   costs_.reserve(groups);
   items_.reserve(entries);
   tokens_.reserve(entries);
+}
+
+absl::Status CheckGroupCostSum(const Plan& plan, absl::string_view what) {
+  return util::CheckedCostSum(what, plan.group_costs()).status();
 }
 
 double BalanceEfficiency(absl::Span<const double> values) {

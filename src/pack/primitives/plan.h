@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
 namespace flopspack::pack {
@@ -103,6 +105,11 @@ void ComputeGroupMetrics(Plan& plan, uint64_t num_items, double largest_item_cos
 // balance.
 void ComputeRankMetrics(Plan& plan, uint64_t num_ranks, uint64_t slots_per_rank,
                         double largest_item_cost);
+
+// OutOfRange naming `what` when the plan's group costs (each finite) sum
+// past what a double holds: its metrics would be inf or NaN. Call before
+// ComputeGroupMetrics wherever group costs come from a cost model.
+absl::Status CheckGroupCostSum(const Plan& plan, absl::string_view what);
 
 // mean / max of values (1 for empty or all-zero input).
 double BalanceEfficiency(absl::Span<const double> values);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_format.h"
 #include "pack/primitives/saved_state.h"
+#include "util/checked.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -45,22 +46,54 @@ StreamPacker::StreamPacker(const StreamOptions& options,
       nonempty_(static_cast<size_t>(options.capacity) + 1) {}
 
 absl::Status StreamPacker::Push(absl::Span<const int64_t> lengths) {
-  // Validate the whole call first so that a failure pushes nothing.
+  // Validate the whole call first so that a failure pushes nothing: the
+  // lengths, the counters it would grow (checked, never wrapped), and the
+  // pieces the pending chunk would hold (simulating the chunk boundaries
+  // the call crosses, where the pending chunk empties).
+  const int64_t capacity = options_.capacity;
+  int64_t truncated = truncated_tokens_, accepted = tokens_accepted_;
+  uint64_t pending_pieces = pending_.size(), pending_documents = pending_documents_;
   for (size_t i = 0; i < lengths.size(); ++i) {
-    if (lengths[i] <= 0) {
+    const int64_t length = lengths[i];
+    if (length <= 0) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("lengths[%u] = %d: every length must be positive", i, lengths[i]));
+          absl::StrFormat("lengths[%u] = %d: every length must be positive", i, length));
     }
-    if (lengths[i] > options_.capacity && options_.overflow == Overflow::kError) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "lengths[%u] = %d exceeds the capacity %d (overflow policy: error; choose truncate "
-          "or split to accept it)",
-          i, lengths[i], options_.capacity));
+    int64_t kept = length;
+    uint64_t pieces = 1;
+    if (length > capacity) {
+      if (options_.overflow == Overflow::kError) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "lengths[%u] = %d exceeds the capacity %d (overflow policy: error; choose truncate "
+            "or split to accept it)",
+            i, length, capacity));
+      }
+      if (options_.overflow == Overflow::kTruncate) {
+        kept = capacity;
+        if (!util::AddInt64(truncated, length - capacity, &truncated)) {
+          return absl::OutOfRangeError(absl::StrFormat(
+              "lengths[%u] = %d: the truncated-token count would overflow int64", i, length));
+        }
+      } else {
+        pieces = static_cast<uint64_t>(util::CeilDivInt64(length, capacity));
+      }
     }
+    if (!util::AddInt64(accepted, kept, &accepted)) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "lengths[%u] = %d: the tokens pushed since creation would overflow int64", i, length));
+    }
+    if (pieces > kMaxStreamPendingPieces - pending_pieces) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "lengths[%u] = %d: split at capacity %d it makes %u pieces, and the pending chunk "
+          "holds at most %u (use a larger capacity, truncate, or cut the document upstream)",
+          i, length, capacity, pieces, kMaxStreamPendingPieces));
+    }
+    pending_pieces += pieces;
+    if (++pending_documents >= chunk_size_) pending_pieces = pending_documents = 0;
   }
+  tokens_accepted_ = accepted;
   for (int64_t length : lengths) {
     const int64_t document = static_cast<int64_t>(documents_pushed_++);
-    const int64_t capacity = options_.capacity;
     const size_t first_piece = pending_.size();
     if (length <= capacity) {
       pending_.push_back({document, length});
@@ -111,14 +144,15 @@ int32_t StreamPacker::NewBin() {
 void StreamPacker::Link(int32_t id) {
   Bin& bin = bins_[id];
   const size_t r = static_cast<size_t>(bin.remaining);
+  int32_t& head = head_.at(r);
   bin.prev = -1;
-  bin.next = head_[r];
-  if (head_[r] >= 0) {
-    bins_[head_[r]].prev = id;
+  bin.next = head;
+  if (head >= 0) {
+    bins_[head].prev = id;
   } else {
     nonempty_.Insert(r);
   }
-  head_[r] = id;
+  head = id;
 }
 
 void StreamPacker::Unlink(int32_t id) {
@@ -127,7 +161,7 @@ void StreamPacker::Unlink(int32_t id) {
   if (bin.prev >= 0) {
     bins_[bin.prev].next = bin.next;
   } else {
-    head_[r] = bin.next;
+    head_.at(r) = bin.next;
     if (bin.next < 0) nonempty_.Erase(r);
   }
   if (bin.next >= 0) bins_[bin.next].prev = bin.prev;
@@ -140,7 +174,7 @@ void StreamPacker::Place(const Piece& piece) {
   if (r < 0) {
     id = NewBin();
   } else {
-    id = head_[r];  // the most recently linked of the fullest bins with room
+    id = head_.get(static_cast<size_t>(r));  // the most recently linked fullest bin with room
     Unlink(id);
   }
   Bin& bin = bins_[id];
@@ -234,6 +268,7 @@ absl::StatusOr<Plan> StreamPacker::Take() {
   std::sort(documents.begin(), documents.end());
   const uint64_t distinct =
       static_cast<uint64_t>(std::unique(documents.begin(), documents.end()) - documents.begin());
+  if (absl::Status s = CheckGroupCostSum(plan, "sequence cost"); !s.ok()) return s;
   ComputeGroupMetrics(plan, distinct, largest_piece_cost, options_.capacity);
   PlanMetrics& m = plan.metrics();
   m.split_items = split_documents_ - split_at_take_;
@@ -279,7 +314,8 @@ std::string StreamPacker::Save() const {
     const Bin& bin = bins_[id];
     uint64_t depth = 0;
     if (bin.remaining > 0) {
-      for (int32_t at = head_[static_cast<size_t>(bin.remaining)]; at != id; at = bins_[at].next) {
+      for (int32_t at = head_.get(static_cast<size_t>(bin.remaining)); at != id;
+           at = bins_[at].next) {
         ++depth;
       }
     }
@@ -337,11 +373,16 @@ absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
     if (!r.U64(&bin.birth_chunk) || !r.U64(&depth) || !read_pieces(&bin.pieces)) {
       return Corrupt("open sequence");
     }
+    // Range-check each piece before summing: crafted tokens must not
+    // overflow the sum.
     int64_t used = 0;
-    for (const Piece& piece : bin.pieces) used += piece.tokens;
-    if (bin.pieces.empty() || used <= 0 || used > p.options_.capacity) {
-      return Corrupt("open sequence tokens");
+    for (const Piece& piece : bin.pieces) {
+      if (piece.tokens <= 0 || piece.tokens > p.options_.capacity ||
+          !util::AddInt64(used, piece.tokens, &used)) {
+        return Corrupt("open sequence tokens");
+      }
     }
+    if (bin.pieces.empty() || used > p.options_.capacity) return Corrupt("open sequence tokens");
     bin.remaining = p.options_.capacity - used;
     depth_of_bin.push_back({depth, id});
   }
@@ -360,6 +401,18 @@ absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
   }
   absl::Status valid = p.Validate();
   if (!valid.ok()) return valid;
+  // Tokens accepted so far: emitted plus held (pieces are in range now).
+  int64_t accepted = p.tokens_emitted_;
+  bool fits = true;
+  for (const Piece& piece : p.pending_)
+    fits = fits && util::AddInt64(accepted, piece.tokens, &accepted);
+  for (int32_t id : p.open_) {
+    for (const Piece& piece : p.bins_[id].pieces) {
+      fits = fits && util::AddInt64(accepted, piece.tokens, &accepted);
+    }
+  }
+  if (!fits) return Corrupt("token counters overflow int64");
+  p.tokens_accepted_ = accepted;
   return packer;
 }
 
@@ -384,11 +437,15 @@ absl::Status StreamPacker::Validate() const {
       return CorruptState(kFormat, "open sequence out of range");
     }
   }
+  // Pieces are range-checked before any sum, and sums are checked: a
+  // crafted state with a valid checksum must not overflow them.
   for (const std::vector<Piece>& sequence : ready_) {
+    if (!check(sequence, true)) return CorruptState(kFormat, "ready sequence out of range");
     int64_t used = 0;
-    for (const Piece& piece : sequence) used += piece.tokens;
-    if (!check(sequence, true) || used > capacity)
-      return CorruptState(kFormat, "ready sequence out of range");
+    for (const Piece& piece : sequence) {
+      if (!util::AddInt64(used, piece.tokens, &used)) break;
+    }
+    if (used > capacity) return CorruptState(kFormat, "ready sequence out of range");
   }
   if (smallest_piece_ < 0 || smallest_piece_ > capacity || tokens_emitted_ < 0 ||
       truncated_tokens_ < 0 || split_at_take_ > split_documents_ ||

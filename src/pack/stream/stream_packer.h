@@ -13,7 +13,8 @@
 //
 // Complexity: O(log K) per document for the sort plus O(log_64 C) for best
 // fit (bins bucketed by remaining capacity in a bit tree); memory O(W) for
-// the documents plus 4 bytes per token of capacity for the index.
+// the documents plus the index: a bit per token of capacity (2 MiB at
+// 2^24) and bucket heads allocated in pages as remaining capacities occur.
 // Guarantee: within a chunk this is BFD (11/9·OPT + 6/9 bins); across chunks
 // the only loss is the slack of sequences closed by the age rule, so fill
 // approaches offline BFD as W grows (measured in docs/streaming.md).
@@ -40,6 +41,7 @@
 #include "pack/primitives/bit_tree.h"
 #include "pack/primitives/overflow.h"
 #include "pack/primitives/plan.h"
+#include "util/paged_array.h"
 
 namespace flopspack::pack {
 
@@ -51,6 +53,10 @@ struct StreamOptions {
 };
 
 inline constexpr int64_t kMaxStreamCapacity = int64_t{1} << 24;
+// The most pieces the pending chunk may hold: a push whose split documents
+// would exceed it fails at once (OutOfRange, nothing pushed) instead of
+// allocating gigabytes of pieces. 2^24 pieces are 256 MiB.
+inline constexpr uint64_t kMaxStreamPendingPieces = uint64_t{1} << 24;
 
 class StreamPacker {
  public:
@@ -131,7 +137,10 @@ class StreamPacker {
   std::vector<Bin> bins_;
   std::vector<int32_t> open_;       // open bin ids, in opening order
   std::vector<int32_t> free_bins_;  // reusable bin slots
-  std::vector<int32_t> head_;       // bucket heads by remaining capacity
+  util::PagedArray<int32_t> head_;  // bucket heads by remaining capacity
+  // Tokens accepted since creation (emitted + held): not saved, rebuilt by
+  // Restore; keeps tokens_emitted_ from ever overflowing.
+  int64_t tokens_accepted_ = 0;
   BitTree nonempty_;
   std::vector<std::vector<Piece>> ready_;
 };

@@ -12,7 +12,7 @@ import (
 )
 
 // CostFunc computes the cost of one packed sequence from its document
-// lengths. The slice is borrowed from the library for the call only.
+// lengths. The slice is a copy the function owns (it may keep it).
 type CostFunc func(lengths []int64) (float64, error)
 
 // Callback owns a Go cost function registered as a C user_data handle.
@@ -64,11 +64,13 @@ func flopspackGoCost(handle C.uintptr_t, lengths *C.int64_t, n C.size_t, out *C.
 			rc = cb.fail(fmt.Errorf("cost callback panicked: %v", p))
 		}
 	}()
-	var view []int64
+	// A copy in Go memory: the library's array is valid during this call
+	// only, and fn may keep the slice it is given (issue 21).
+	owned := make([]int64, int(n))
 	if n > 0 {
-		view = unsafe.Slice((*int64)(unsafe.Pointer(lengths)), int(n))
+		copy(owned, unsafe.Slice((*int64)(unsafe.Pointer(lengths)), int(n)))
 	}
-	cost, err := cb.fn(view)
+	cost, err := cb.fn(owned)
 	if err != nil {
 		return cb.fail(err)
 	}

@@ -289,6 +289,19 @@ impl CostModel {
     /// from its document lengths. An `Err(message)` or a panic fails the
     /// calling function with [`Status::CallbackFailed`]; the closure's
     /// message is appended to the library's.
+    ///
+    /// The lengths are the library's array, lent for the call only: the
+    /// closure may copy them (`lengths.to_vec()`) but cannot keep the slice —
+    /// the compiler refuses:
+    ///
+    /// ```compile_fail
+    /// use std::sync::Mutex;
+    /// static KEPT: Mutex<Vec<&'static [i64]>> = Mutex::new(Vec::new());
+    /// let model = flopspack::CostModel::custom(|lengths: &[i64]| {
+    ///     KEPT.lock().unwrap().push(lengths); // error: borrowed data escapes the closure
+    ///     Ok(lengths.len() as f64)
+    /// });
+    /// ```
     pub fn custom<F>(f: F) -> Result<CostModel>
     where
         F: Fn(&[i64]) -> std::result::Result<f64, String> + Send + Sync + 'static,

@@ -31,6 +31,18 @@ pub struct Group<'a> {
 
 /// An immutable plan (`flopspack_plan`), released on drop. `Send + Sync`:
 /// plans may be read from several threads at once.
+///
+/// Views borrow from the plan, so none outlives it, and the plan cannot be
+/// dropped while a view or another thread's read is live — the compiler
+/// refuses:
+///
+/// ```compile_fail
+/// let plan = flopspack::pack(&[5, 7], &flopspack::PackOptions::new(12), None).unwrap();
+/// let items = plan.items(0).unwrap();
+/// drop(plan); // error[E0505]: cannot move out of `plan` because it is borrowed
+/// println!("{:?}", items);
+/// ```
+/// Copy what must outlive it (`items.to_vec()`).
 pub struct Plan {
     raw: NonNull<sys::flopspack_plan>,
 }

@@ -153,7 +153,17 @@ pub struct Pending {
 }
 
 /// The stateful step planner (`flopspack_step_planner`): push documents,
-/// take one plan per step. Items are push ids. `Send`, not `Sync`.
+/// take one plan per step. Items are push ids. `Send`, not `Sync`:
+///
+/// ```compile_fail
+/// let model = flopspack::CostModel::tokens().unwrap();
+/// let planner = flopspack::StepPlanner::new(
+///     &model, &flopspack::StepOptions::new(1, 100), &flopspack::StepPlannerOptions::default(),
+/// ).unwrap();
+/// std::thread::scope(|s| {
+///     s.spawn(|| planner.pending()); // error[E0277]: cannot be shared between threads safely
+/// });
+/// ```
 pub struct StepPlanner {
     raw: NonNull<sys::flopspack_step_planner>,
     model: ModelRef,

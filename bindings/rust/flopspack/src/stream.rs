@@ -84,6 +84,14 @@ pub type StreamTotals = sys::flopspack_stream_totals;
 
 /// A streaming packer (`flopspack_stream_packer`): `Send`, not `Sync` (one
 /// thread at a time, which `&mut self` on every mutating call enforces).
+/// Even its read-only calls cannot be shared between threads:
+///
+/// ```compile_fail
+/// let packer = flopspack::StreamPacker::new(&flopspack::StreamOptions::new(100), None).unwrap();
+/// std::thread::scope(|s| {
+///     s.spawn(|| packer.ready()); // error[E0277]: cannot be shared between threads safely
+/// });
+/// ```
 ///
 /// ```
 /// use flopspack::{StreamOptions, StreamPacker};

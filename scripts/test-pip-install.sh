@@ -1,0 +1,25 @@
+#!/bin/sh
+# pip install of the Python package, as a user does it, offline: a venv that
+# sees Debian's numpy/pytest/torch (--system-site-packages), then
+# `pip install --no-build-isolation --no-index .` (pyproject.toml:
+# meson-python builds the library and the binding), then the Python suite
+# run against that install — from outside the source tree, so nothing can
+# import the build tree's copy by accident. Called by scripts/test.sh.
+# Usage: scripts/test-pip-install.sh [VENV_DIR]   (default build/ci-venv)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv=${1:-$root/build/ci-venv}
+rm -rf "$venv"
+/usr/bin/python3 -m venv --system-site-packages "$venv"
+"$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet "$root"
+cd "$venv"
+"$venv/bin/python" - <<'PY'
+import pathlib, sys
+import flopspack
+where = pathlib.Path(flopspack.__file__).resolve()
+venv = pathlib.Path(sys.prefix).resolve()
+assert venv in where.parents, f"flopspack imported from {where}, not the venv {venv}"
+print(f"pip install: flopspack {flopspack.__version__} from {where.parent}")
+PY
+FLOPSPACK_REQUIRE_TORCH=1 FLOPSPACK_GOLDEN_DIR="$root/tests/golden" PYTHONDONTWRITEBYTECODE=1 \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
