@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "pack/bucket_sampler.h"
-#include "pack/buckets.h"
+#include "pack/buckets/bucket_sampler.h"
+#include "pack/buckets/buckets.h"
 #include "pipeline_lengths.h"
 #include "util/random.h"
 

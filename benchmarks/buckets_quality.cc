@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "pack/bucket_sampler.h"
-#include "pack/diversity.h"
-#include "pack/plan.h"
+#include "pack/buckets/bucket_sampler.h"
+#include "pack/buckets/diversity.h"
+#include "pack/primitives/plan.h"
 #include "pipeline_lengths.h"
 #include "util/random.h"
 

@@ -20,9 +20,9 @@
 #include "benchmark/benchmark.h"
 #include "cost/transformer.h"
 #include "flopspack/flopspack.h"
-#include "pack/balance.h"
-#include "pack/bin_packing.h"
-#include "pack/packer.h"
+#include "pack/balance/balance.h"
+#include "pack/binpack/packer.h"
+#include "pack/primitives/bin_packing.h"
 #include "util/random.h"
 
 // Heap accounting for the peak-bytes counters: every allocation in this

@@ -10,7 +10,7 @@
 
 #include "benchmark/benchmark.h"
 #include "flopspack/flopspack.h"
-#include "pack/step_planner.h"
+#include "pack/planner/step_planner.h"
 #include "planner_data.h"
 
 namespace {
@@ -36,7 +36,7 @@ void Plan(benchmark::State& state, flopspack::pack::StepAlgorithm algorithm, boo
   o.microbatches_per_rank = microbatches;
   o.max_tokens_per_microbatch = kCap;
   o.algorithm = algorithm;
-  o.overflow = flopspack::pack::OverflowPolicy::kDefer;
+  o.overflow = flopspack::pack::Overflow::kDefer;
   o.refine = refine;
   double efficiency = 0;
   for (auto _ : state) {
@@ -71,6 +71,7 @@ void BM_Sequences(benchmark::State& state) {
 void Shapes(benchmark::internal::Benchmark* b) {
   b->Args({8192, 4, 970})->Args({8192, 4, 990})->Args({8192, 4, 995});
   b->Args({1024, 4, 990})->Args({64, 8, 970})->Args({64, 8, 990});
+  b->Args({65536, 4, 970});  // 1.6M documents: a step of a 100K-GPU-class run
   b->Unit(benchmark::kMillisecond);
 }
 BENCHMARK(BM_Documents)->Apply(Shapes);

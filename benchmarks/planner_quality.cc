@@ -12,12 +12,12 @@
 #include <ctime>
 #include <vector>
 
-#include "pack/step_planner.h"
+#include "pack/planner/step_planner.h"
 #include "planner_data.h"
 
 namespace {
 
-using flopspack::pack::OverflowPolicy;
+using flopspack::pack::Overflow;
 using flopspack::pack::Plan;
 using flopspack::pack::StepAlgorithm;
 using flopspack::pack::StepOptions;
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
           o.max_tokens_per_microbatch = kCap;
           o.algorithm = a.algorithm;
           o.refine = a.refine;
-          o.overflow = OverflowPolicy::kDefer;
+          o.overflow = Overflow::kDefer;
           double best = 1e300;
           absl::StatusOr<Plan> plan;
           for (int run = 0; run < 3; ++run) {

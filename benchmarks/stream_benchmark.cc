@@ -6,7 +6,7 @@
 
 #include "benchmark/benchmark.h"
 #include "datasets.h"
-#include "pack/stream_packer.h"
+#include "pack/stream/stream_packer.h"
 
 namespace {
 

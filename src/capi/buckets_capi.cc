@@ -5,8 +5,8 @@
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/bucket_sampler.h"
-#include "pack/buckets.h"
+#include "pack/buckets/bucket_sampler.h"
+#include "pack/buckets/buckets.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <new>
 #include <string>
 
@@ -44,6 +45,21 @@ flopspack_status Guard(Body&& body) noexcept {
 inline flopspack_status RequireNonNull(const void* pointer, const char* name) {
   if (pointer != nullptr) return FLOPSPACK_OK;
   return SetError(FLOPSPACK_INVALID_ARGUMENT, absl::StrFormat("%s must not be NULL", name));
+}
+
+// A C enum value into a core enum: the only way C values become core enums.
+// INVALID_ARGUMENT with `message` unless value is one of `allowed` (the
+// values this entry point takes); the core never sees a value outside them.
+template <typename Core>
+flopspack_status ReadEnum(int value, std::initializer_list<int> allowed, const std::string& message,
+                          Core* out) {
+  for (int a : allowed) {
+    if (value == a) {
+      *out = static_cast<Core>(value);
+      return FLOPSPACK_OK;
+    }
+  }
+  return SetError(FLOPSPACK_INVALID_ARGUMENT, message);
 }
 
 // An input array: data may be NULL only when n == 0, and n * element_size

@@ -138,6 +138,12 @@ flopspack_status flopspack_cost_model_fit(const flopspack_fit_options* options,
             RequireArray(document_lengths, num_lengths, sizeof(int64_t), "document_lengths")) {
       return s;
     }
+    if (o.terms == 0 || o.terms > FLOPSPACK_FIT_ALL) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                      absl::StrFormat("fit: terms = %u must be a non-empty combination of "
+                                      "FLOPSPACK_FIT_* flags (1..15)",
+                                      o.terms));
+    }
     auto fit = flopspack::cost::FitPolynomial(absl::MakeConstSpan(document_lengths, num_lengths),
                                               absl::MakeConstSpan(sample_offsets, num_samples + 1),
                                               absl::MakeConstSpan(seconds, num_samples), o.terms);

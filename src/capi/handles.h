@@ -6,7 +6,7 @@
 
 #include "cost/cost_model.h"
 #include "flopspack/flopspack.h"
-#include "pack/plan.h"
+#include "pack/primitives/plan.h"
 
 struct flopspack_cost_model {
   std::shared_ptr<const flopspack::cost::CostModel> model;

@@ -2,11 +2,12 @@
 // options, call the core in src/pack/, map the status.
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/balance.h"
-#include "pack/packer.h"
+#include "pack/balance/balance.h"
+#include "pack/binpack/packer.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;
+using flopspack::capi::ReadEnum;
 using flopspack::capi::ReadOptions;
 using flopspack::capi::RequireArray;
 using flopspack::capi::RequireNonNull;
@@ -49,9 +50,24 @@ flopspack_status flopspack_pack(const flopspack_pack_options* options, const int
     flopspack_pack_options_init(&o);
     if (flopspack_status s = ReadOptions(options, &o, "flopspack_pack_options")) return s;
     flopspack::pack::PackOptions core;
-    core.algorithm = static_cast<flopspack::pack::PackAlgorithm>(o.algorithm);
+    if (flopspack_status s = ReadEnum(
+            o.algorithm,
+            {FLOPSPACK_PACK_BEST_FIT_DECREASING, FLOPSPACK_PACK_FIRST_FIT_DECREASING,
+             FLOPSPACK_PACK_NEXT_FIT, FLOPSPACK_PACK_SHUFFLED_FIRST_FIT},
+            absl::StrFormat("algorithm = %d is not a flopspack_pack_algorithm value", o.algorithm),
+            &core.algorithm)) {
+      return s;
+    }
+    if (flopspack_status s = ReadEnum(
+            o.overflow,
+            {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_SPLIT},
+            absl::StrFormat(
+                "overflow = %d: flopspack_pack takes FLOPSPACK_OVERFLOW_ERROR, _TRUNCATE or _SPLIT",
+                o.overflow),
+            &core.overflow)) {
+      return s;
+    }
     core.capacity = o.capacity;
-    core.overflow = static_cast<flopspack::pack::Overflow>(o.overflow);
     core.seed = o.seed;
     core.cost_model = o.cost_model != nullptr ? o.cost_model->model.get() : nullptr;
     return Emit(flopspack::pack::Pack(absl::MakeConstSpan(lengths, n), core), out);
@@ -81,7 +97,15 @@ flopspack_status flopspack_balance(const flopspack_balance_options* options, con
     if (flopspack_status s = CheckFlag(o.equal_count, "equal_count")) return s;
     if (flopspack_status s = CheckFlag(o.refine, "refine")) return s;
     flopspack::pack::BalanceOptions core;
-    core.algorithm = static_cast<flopspack::pack::BalanceAlgorithm>(o.algorithm);
+    if (flopspack_status s =
+            ReadEnum(o.algorithm,
+                     {FLOPSPACK_BALANCE_AUTO, FLOPSPACK_BALANCE_GREEDY, FLOPSPACK_BALANCE_LPT,
+                      FLOPSPACK_BALANCE_KARMARKAR_KARP},
+                     absl::StrFormat("algorithm = %d is not a flopspack_balance_algorithm value",
+                                     o.algorithm),
+                     &core.algorithm)) {
+      return s;
+    }
     core.num_groups = o.num_groups;
     core.equal_count = o.equal_count == 1;
     core.max_tokens_per_group = o.max_tokens_per_group;

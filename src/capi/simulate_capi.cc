@@ -10,6 +10,7 @@
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;
+using flopspack::capi::ReadEnum;
 using flopspack::capi::ReadOptions;
 using flopspack::capi::RequireArray;
 using flopspack::capi::RequireNonNull;
@@ -32,7 +33,15 @@ flopspack_status Convert(const flopspack_simulate_options* options,
                     absl::StrFormat("flopspack_simulate_options.record_steps = %d must be 0 or 1",
                                     o.record_steps));
   }
-  out->policy = static_cast<flopspack::sim::PolicyKind>(o.policy);
+  if (flopspack_status s = ReadEnum(
+          o.policy,
+          {FLOPSPACK_SIM_RANDOM, FLOPSPACK_SIM_TOKEN_BALANCED, FLOPSPACK_SIM_BUCKETS,
+           FLOPSPACK_SIM_PLANNER_DOCUMENTS, FLOPSPACK_SIM_PLANNER_RANDOM,
+           FLOPSPACK_SIM_PLANNER_TOKENS, FLOPSPACK_SIM_PLANNER_SEQUENCES},
+          absl::StrFormat("policy = %d is not a flopspack_sim_policy value (0 .. 6)", o.policy),
+          &out->policy)) {
+    return s;
+  }
   out->num_ranks = o.num_ranks;
   out->microbatches_per_rank = o.microbatches_per_rank;
   out->tokens_per_microbatch = o.tokens_per_microbatch;

@@ -6,11 +6,12 @@
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/step_planner.h"
-#include "pack/step_planner_state.h"
+#include "pack/planner/step_planner.h"
+#include "pack/planner/step_planner_state.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;
+using flopspack::capi::ReadEnum;
 using flopspack::capi::ReadOptions;
 using flopspack::capi::RequireArray;
 using flopspack::capi::RequireNonNull;
@@ -22,7 +23,8 @@ struct flopspack_step_planner {
 
 namespace {
 
-// Reads and converts the step options; range checks are the core's.
+// Reads and converts the step options: enum values here, the other range
+// checks are the core's.
 flopspack_status ReadStepOptions(const flopspack_step_options* in,
                                  flopspack::pack::StepOptions* out) {
   if (flopspack_status s = RequireNonNull(in, "options")) return s;
@@ -32,20 +34,41 @@ flopspack_status ReadStepOptions(const flopspack_step_options* in,
   out->num_ranks = o.num_ranks;
   out->microbatches_per_rank = o.microbatches_per_rank;
   out->max_tokens_per_microbatch = o.max_tokens_per_microbatch;
-  out->algorithm = static_cast<flopspack::pack::StepAlgorithm>(o.algorithm);
+  if (flopspack_status s = ReadEnum(
+          o.algorithm,
+          {FLOPSPACK_STEP_DOCUMENTS, FLOPSPACK_STEP_RANDOM, FLOPSPACK_STEP_TOKENS,
+           FLOPSPACK_STEP_SEQUENCES},
+          absl::StrFormat("algorithm = %d: not a flopspack_step_algorithm value", o.algorithm),
+          &out->algorithm)) {
+    return s;
+  }
   out->seed = o.seed;
-  out->ordering = static_cast<flopspack::pack::SlotOrder>(o.ordering);
-  out->overflow = static_cast<flopspack::pack::OverflowPolicy>(o.overflow);
+  if (flopspack_status s =
+          ReadEnum(o.ordering,
+                   {FLOPSPACK_SLOT_ORDER_DESCENDING, FLOPSPACK_SLOT_ORDER_LIGHT_ENDS,
+                    FLOPSPACK_SLOT_ORDER_AS_PLANNED},
+                   absl::StrFormat("ordering = %d: not a flopspack_slot_order value", o.ordering),
+                   &out->ordering)) {
+    return s;
+  }
+  if (flopspack_status s = ReadEnum(
+          o.overflow,
+          {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_SPLIT, FLOPSPACK_OVERFLOW_DEFER},
+          absl::StrFormat(
+              "overflow = %d: the step planner takes FLOPSPACK_OVERFLOW_ERROR, _SPLIT or _DEFER",
+              o.overflow),
+          &out->overflow)) {
+    return s;
+  }
   return FromStatus(flopspack::pack::ValidateStepOptions(*out));
 }
 
 }  // namespace
 
-static_assert(
-    static_cast<int>(flopspack::pack::OverflowPolicy::kReject) == FLOPSPACK_OVERFLOW_ERROR &&
-        static_cast<int>(flopspack::pack::OverflowPolicy::kSplit) == FLOPSPACK_OVERFLOW_SPLIT &&
-        static_cast<int>(flopspack::pack::OverflowPolicy::kDefer) == FLOPSPACK_OVERFLOW_DEFER,
-    "core and C overflow values agree");
+static_assert(static_cast<int>(flopspack::pack::Overflow::kError) == FLOPSPACK_OVERFLOW_ERROR &&
+                  static_cast<int>(flopspack::pack::Overflow::kSplit) == FLOPSPACK_OVERFLOW_SPLIT &&
+                  static_cast<int>(flopspack::pack::Overflow::kDefer) == FLOPSPACK_OVERFLOW_DEFER,
+              "core and C overflow values agree");
 
 extern "C" {
 
@@ -94,7 +117,7 @@ flopspack_status flopspack_step_planner_create(
     if (flopspack_status s = ReadOptions(planner_options, &p, "flopspack_step_planner_options")) {
       return s;
     }
-    flopspack::pack::StreamOptions stream;
+    flopspack::pack::StepPlannerOptions stream;
     stream.tokens_per_step = p.tokens_per_step;
     stream.outlier_min_tokens = p.outlier_min_tokens;
     stream.max_defer_steps = p.max_defer_steps;

@@ -4,10 +4,11 @@
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
-#include "pack/stream_packer.h"
+#include "pack/stream/stream_packer.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;
+using flopspack::capi::ReadEnum;
 using flopspack::capi::ReadOptions;
 using flopspack::capi::RequireArray;
 using flopspack::capi::RequireNonNull;
@@ -53,9 +54,17 @@ flopspack_status flopspack_stream_packer_create(const flopspack_stream_options* 
     flopspack_stream_options_init(&o);
     if (flopspack_status s = ReadOptions(options, &o, "flopspack_stream_options")) return s;
     flopspack::pack::StreamOptions core;
+    if (flopspack_status s = ReadEnum(
+            o.overflow,
+            {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_SPLIT},
+            absl::StrFormat("overflow = %d: the stream packer takes FLOPSPACK_OVERFLOW_ERROR, "
+                            "_TRUNCATE or _SPLIT",
+                            o.overflow),
+            &core.overflow)) {
+      return s;
+    }
     core.capacity = o.capacity;
     core.window = o.window;
-    core.overflow = static_cast<flopspack::pack::Overflow>(o.overflow);
     core.seed = o.seed;
     auto packer = StreamPacker::Create(core, ModelOf(model));
     if (!packer.ok()) return FromStatus(packer.status());

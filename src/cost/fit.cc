@@ -14,7 +14,7 @@ absl::StatusOr<FitResult> FitPolynomial(absl::Span<const int64_t> document_lengt
                                         absl::Span<const double> seconds, uint32_t terms) {
   if (terms == 0 || terms > kFitAll) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "fit: terms = %u must be a non-empty combination of FLOPSPACK_FIT_* flags (1..15)", terms));
+        "fit: terms = %u must be a non-empty combination of the FitTerm flags (1..15)", terms));
   }
   const size_t num_samples = seconds.size();
   const int num_terms = __builtin_popcount(terms);

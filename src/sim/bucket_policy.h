@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "cost/cost_model.h"
-#include "pack/bucket_sampler.h"
+#include "pack/buckets/bucket_sampler.h"
 #include "sim/policy.h"
 
 namespace flopspack::sim {

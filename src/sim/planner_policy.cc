@@ -14,7 +14,7 @@ PlannerPolicy::PlannerPolicy(const StepShape& shape, uint64_t seed, pack::StepAl
   options_.microbatches_per_rank = static_cast<int64_t>(shape.microbatches_per_rank);
   options_.max_tokens_per_microbatch = shape.max_tokens_per_microbatch;
   options_.algorithm = algorithm;
-  options_.overflow = pack::OverflowPolicy::kSplit;
+  options_.overflow = pack::Overflow::kSplit;
   options_.seed = seed;
 }
 

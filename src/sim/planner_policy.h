@@ -16,7 +16,7 @@
 
 #include <vector>
 
-#include "pack/step_planner.h"
+#include "pack/planner/step_planner.h"
 #include "sim/policy.h"
 
 namespace flopspack::sim {

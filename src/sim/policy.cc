@@ -33,9 +33,8 @@ absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(PolicyKind kind, const StepSh
           std::make_unique<PlannerPolicy>(shape, seed, algorithm, *model));
     }
   }
-  return absl::InvalidArgumentError(absl::StrFormat(
-      "policy = %d is not a flopspack_sim_policy value (0 .. 6, see flopspack_sim_policy)",
-      static_cast<int>(kind)));
+  return absl::InvalidArgumentError(
+      absl::StrFormat("policy = %d is not a PolicyKind value (0 .. 6)", static_cast<int>(kind)));
 }
 
 }  // namespace flopspack::sim

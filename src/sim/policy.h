@@ -25,7 +25,7 @@ enum class PolicyKind {
   kRandom = 0,         // concatenate, cut into full sequences, deal at random
   kTokenBalanced = 1,  // whole documents, LPT on tokens across microbatches
   kBuckets = 2,        // the bucket sampler: padded batches from length buckets
-  // The step planner's algorithms (pack/step_planner.h) on each step's
+  // The step planner's algorithms (pack/planner/step_planner.h) on each step's
   // whole documents:
   kPlannerDocuments = 3,  // document-level FLOPs balancing (LPT + refinement)
   kPlannerRandom = 4,     // the planner's concatenate-and-cut, dealt at random

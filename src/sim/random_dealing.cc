@@ -2,23 +2,35 @@
 
 #include <algorithm>
 
+#include "pack/planner/planner_baselines.h"
+
 namespace flopspack::sim {
 
 absl::Status RandomDealing::NextStep(DocumentStream& stream, StepBatch& batch) {
   const uint64_t microbatches = shape_.microbatches();
   const int64_t cap = shape_.tokens_per_microbatch;
+  const int64_t budget = static_cast<int64_t>(microbatches) * cap;
   batch.padded = false;
-  batch.offsets.reserve(microbatches + 1);
-  for (uint64_t m = 0; m < microbatches; ++m) {
-    int64_t room = cap;
-    while (room > 0) {
-      if (carry_ == 0) carry_ = stream.Next();
-      const int64_t piece = std::min(carry_, room);
-      batch.pieces.push_back(piece);
-      carry_ -= piece;
-      room -= piece;
-    }
-    batch.offsets.push_back(batch.pieces.size());
+  // Exactly one step of tokens from the stream: the rest of the document the
+  // previous step cut first, the last document cut at the budget.
+  lengths_.clear();
+  int64_t total = 0;
+  while (total < budget) {
+    if (carry_ == 0) carry_ = stream.Next();
+    const int64_t take = std::min(carry_, budget - total);
+    lengths_.push_back(take);
+    carry_ -= take;
+    total += take;
+  }
+  // The step planner's concatenate-and-cut (pack/planner/planner_baselines.h);
+  // the step holds exactly `microbatches` full sequences.
+  docs_.resize(lengths_.size());
+  for (size_t i = 0; i < docs_.size(); ++i) docs_[i] = static_cast<int64_t>(i);
+  const pack::Sequences sequences = pack::ConcatenateAndCut(lengths_, docs_, cap);
+  batch.pieces.reserve(sequences.pieces.size());
+  for (const pack::Piece& piece : sequences.pieces) batch.pieces.push_back(piece.tokens);
+  for (size_t s = 0; s < sequences.count(); ++s) {
+    batch.offsets.push_back(static_cast<size_t>(sequences.offsets[s + 1]));
   }
   batch.order.resize(microbatches);
   for (uint64_t m = 0; m < microbatches; ++m) batch.order[m] = static_cast<uint32_t>(m);

@@ -4,6 +4,13 @@
 // sequence, also across steps), and the step's sequences are dealt to
 // (rank, slot) positions by a uniformly random permutation.
 //
+// This is FLOPSPACK_SIM_RANDOM. It differs from FLOPSPACK_SIM_PLANNER_RANDOM
+// (the step planner's kRandom on each step's whole documents) only in where
+// a step ends: here the stream is cut at exactly R x M sequences, a document
+// may straddle two steps and every sequence is full; the planner's steps
+// hold whole documents, so its last sequences may be part empty. Both cut
+// with the planner's ConcatenateAndCut (pack/planner/planner_baselines.h).
+//
 // Complexity: O(pieces + microbatches) per step. Guarantee: fill 1, no
 // padding, every token of the stream used once in order; ranks draw their
 // sequences independently of each other (up to the shared stream), so the
@@ -12,6 +19,8 @@
 // (Brown et al., "Language Models are Few-Shot Learners", 2020, §2.3).
 #ifndef FLOPSPACK_SIM_RANDOM_DEALING_H_
 #define FLOPSPACK_SIM_RANDOM_DEALING_H_
+
+#include <vector>
 
 #include "sim/policy.h"
 #include "util/random.h"
@@ -28,6 +37,8 @@ class RandomDealing final : public Policy {
   StepShape shape_;
   util::Rng rng_;
   int64_t carry_ = 0;  // tokens of the current document not yet placed
+  // Scratch, reused across steps.
+  std::vector<int64_t> lengths_, docs_;
 };
 
 }  // namespace flopspack::sim

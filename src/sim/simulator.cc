@@ -295,9 +295,8 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
   }
   if (static_cast<int>(options.policy) < static_cast<int>(PolicyKind::kRandom) ||
       static_cast<int>(options.policy) > static_cast<int>(PolicyKind::kPlannerSequences)) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("policy = %d is not a flopspack_sim_policy value (0 .. 6)",
-                        static_cast<int>(options.policy)));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "policy = %d is not a PolicyKind value (0 .. 6)", static_cast<int>(options.policy)));
   }
   return absl::OkStatus();
 }

@@ -10,7 +10,7 @@
 
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
-#include "pack/bucket_sampler.h"
+#include "pack/buckets/bucket_sampler.h"
 #include "sim/synthetic.h"
 
 namespace flopspack::sim {

@@ -1,7 +1,8 @@
 #include "sim/token_balanced.h"
 
 #include <algorithm>
-#include <functional>
+
+#include "pack/primitives/lpt.h"
 
 namespace flopspack::sim {
 
@@ -33,38 +34,27 @@ absl::Status TokenBalanced::NextStep(DocumentStream& stream, StepBatch& batch) {
     if (!pending_.empty()) break;  // the budget is (nearly) full
   }
 
-  // Largest first, ties by arrival: a stable counting sort on length.
-  bucket_.assign(static_cast<size_t>(cap) + 2, 0);
-  for (int64_t piece : items_) ++bucket_[static_cast<size_t>(cap - piece)];
-  size_t running = 0;
-  for (size_t& b : bucket_) {
-    const size_t here = b;
-    b = running;
-    running += here;
-  }
-  sorted_.resize(items_.size());
-  for (int64_t piece : items_) sorted_[bucket_[static_cast<size_t>(cap - piece)]++] = piece;
-
-  // LPT on tokens: the microbatch with the fewest tokens has the most room,
-  // so a piece that does not fit there fits nowhere and is deferred.
-  heap_.clear();
-  for (uint32_t m = 0; m < microbatches; ++m) heap_.emplace_back(0, m);
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
-  bin_of_.resize(sorted_.size());
+  // LPT on tokens (pack/primitives/lpt.h): largest first, ties by arrival,
+  // each to the microbatch holding the fewest tokens that has room. That
+  // microbatch has the most room, so a piece that does not fit there fits
+  // nowhere and is deferred.
+  costs_.assign(items_.begin(), items_.end());
+  const std::vector<int32_t> order = pack::CostDescendingOrder(costs_);
+  pack::GroupLimits limits;
+  limits.max_tokens = cap;
+  limits.tokens = items_;
+  limits.allow_unplaced = true;
+  absl::StatusOr<std::vector<int32_t>> placed =
+      pack::ListSchedule(costs_, order, static_cast<int32_t>(microbatches), limits);
+  if (!placed.ok()) return placed.status();
   load_.assign(microbatches, 0);
   std::vector<int64_t> deferred;
-  for (size_t i = 0; i < sorted_.size(); ++i) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    auto& [tokens, m] = heap_.back();
-    if (tokens + sorted_[i] <= cap) {
-      tokens += sorted_[i];
-      bin_of_[i] = m;
-      ++load_[m];
+  for (int32_t i : order) {
+    if ((*placed)[i] >= 0) {
+      ++load_[(*placed)[i]];
     } else {
-      bin_of_[i] = UINT32_MAX;
-      deferred.push_back(sorted_[i]);
+      deferred.push_back(items_[i]);
     }
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
   }
   // Deferred pieces go before the ones cut off by the budget.
   pending_.insert(pending_.begin(), deferred.begin(), deferred.end());
@@ -77,8 +67,8 @@ absl::Status TokenBalanced::NextStep(DocumentStream& stream, StepBatch& batch) {
   }
   batch.pieces.resize(batch.offsets.back());
   std::vector<size_t> fill(batch.offsets.begin(), batch.offsets.end() - 1);
-  for (size_t i = 0; i < sorted_.size(); ++i) {
-    if (bin_of_[i] != UINT32_MAX) batch.pieces[fill[bin_of_[i]]++] = sorted_[i];
+  for (int32_t i : order) {
+    if ((*placed)[i] >= 0) batch.pieces[fill[(*placed)[i]]++] = items_[i];
   }
   return absl::OkStatus();
 }

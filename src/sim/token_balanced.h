@@ -7,8 +7,9 @@
 // under the microbatch capacity. A piece that fits nowhere is deferred to
 // the front of the next step. Rank r runs microbatches r*M .. r*M + M-1.
 //
-// Complexity: O(n + capacity) counting sort plus O(n log(R M)) heap per
-// step of n pieces. Guarantee: every microbatch within capacity; token
+// Complexity: O(n) radix sort plus O(n log(R M)) heap per step of n pieces
+// (list scheduling of pack/primitives/lpt.h, the library's one LPT).
+// Guarantee: every microbatch within capacity; token
 // loads within one largest piece of each other; no document is cut except
 // those longer than a microbatch; FLOPs are not balanced — a rank holding a
 // long document is a straggler under attention's quadratic cost.
@@ -34,11 +35,8 @@ class TokenBalanced final : public Policy {
   std::vector<int64_t> pending_;  // pieces deferred to the next step, in order
   // Scratch, reused across steps.
   std::vector<int64_t> items_;
-  std::vector<int64_t> sorted_;
-  std::vector<uint32_t> bin_of_;
-  std::vector<size_t> bucket_;
+  std::vector<double> costs_;
   std::vector<int64_t> load_;
-  std::vector<std::pair<int64_t, uint32_t>> heap_;
 };
 
 }  // namespace flopspack::sim

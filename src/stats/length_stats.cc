@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "stats/histogram.h"
 #include "stats/order_statistics.h"
 #include "util/validate.h"
 
@@ -45,18 +46,9 @@ absl::StatusOr<LengthStats> LengthStats::Create(absl::Span<const int64_t> length
                                                 const cost::CostModel* model) {
   absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths);
   if (!total.ok()) return total.status();
-  std::vector<int64_t> sorted(lengths.begin(), lengths.end());
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<int64_t> distinct;
-  std::vector<uint64_t> counts;
-  for (size_t i = 0; i < sorted.size();) {
-    size_t j = i;
-    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-    distinct.push_back(sorted[i]);
-    counts.push_back(j - i);
-    i = j;
-  }
-  return FromSortedMap(std::move(distinct), std::move(counts), model);
+  LengthHistogram h = CountLengths(lengths);
+  std::vector<uint64_t> counts(h.counts.begin(), h.counts.end());
+  return FromSortedMap(std::move(h.values), std::move(counts), model);
 }
 
 absl::StatusOr<LengthStats> LengthStats::FromHistogram(absl::Span<const int64_t> lengths,

@@ -7,8 +7,9 @@
 // each length and prefix sums of counts, tokens and cost. Everything else —
 // moments, lower quantiles, CDFs, tail shares, histograms, order statistics,
 // KS distances — is computed from the map.
-// Complexity: building O(n log n) (sort) or O(k log k) from a histogram of k
-// distinct lengths; CDF and quantile queries O(log k); merge O(k_a + k_b).
+// Complexity: building O(n + longest) or O(n log n) (stats/histogram.h), or
+// O(k log k) from a histogram of k distinct lengths; CDF and quantile
+// queries O(log k); merge O(k_a + k_b).
 // Guarantee: merging is exact. Merge(a, b) holds exactly the map
 // FromHistogram would build from the union, and every derived figure is
 // computed from the map in a fixed order, so statistics merged from shards

@@ -1001,7 +1001,7 @@ std::vector<Row> Rows() {
       });
   add("StreamRestoreCorrupt", "`flopspack_stream_packer_restore`",
       "corrupted, truncated or foreign bytes", FLOPSPACK_INVALID_ARGUMENT,
-      "stream packer state is corrupted or truncated", [](Outs& o) {
+      "stream packer state: bad magic", [](Outs& o) {
         static const char junk[] = "definitely not a stream packer state";
         return flopspack_stream_packer_restore(junk, sizeof(junk), nullptr, &o.packer);
       });

@@ -1,0 +1,503 @@
+#include "pack/buckets/bucket_sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "pack/buckets/buckets.h"
+#include "pack/primitives/lpt.h"
+#include "util/random.h"
+
+namespace flopspack::pack {
+namespace {
+
+// Sub-seed streams of an epoch: buckets use their index, the step order this.
+constexpr uint64_t kStepOrderStream = std::numeric_limits<uint64_t>::max();
+
+// The most samples whose longest is `longest` a batch may hold: k with
+// k * longest <= budget (tokens) or k * SequenceCost({longest}) <= budget
+// (cost). 0 when one sample alone breaks the budget.
+absl::StatusOr<int64_t> BatchCap(const BucketSamplerOptions& options, const cost::CostModel* model,
+                                 int64_t longest) {
+  if (options.budget == BucketBudget::kPaddedTokens) return options.max_padded_tokens / longest;
+  absl::StatusOr<double> one = model->SequenceCost({&longest, 1});
+  if (!one.ok()) return one.status();
+  if (!std::isfinite(*one) || *one < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the cost model gave %g for a sequence of length %d: costs must be finite "
+                        "and non-negative",
+                        *one, longest));
+  }
+  if (*one > options.max_batch_cost) return int64_t{0};
+  if (*one == 0) return std::numeric_limits<int64_t>::max();
+  const double ratio = std::floor(options.max_batch_cost / *one);
+  int64_t cap = ratio >= 0x1p62 ? (int64_t{1} << 62) : static_cast<int64_t>(ratio);
+  // Division rounding must never let cap x cost exceed the budget.
+  while (cap > 1 && static_cast<double>(cap) * *one > options.max_batch_cost) --cap;
+  return std::max<int64_t>(cap, 1);
+}
+
+absl::Status BudgetError(const BucketSamplerOptions& options, const cost::CostModel* model,
+                         size_t index, int64_t length) {
+  if (options.budget == BucketBudget::kPaddedTokens) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "lengths[%u] = %d exceeds max_padded_tokens = %d: even a batch of that one sample would "
+        "break the budget",
+        index, length, options.max_padded_tokens));
+  }
+  // The model is asked again for the message: a callback may fail this time
+  // (it is user code), and its failure is then what the caller gets.
+  const absl::StatusOr<double> one = model->SequenceCost({&length, 1});
+  if (!one.ok()) return one.status();
+  return absl::FailedPreconditionError(absl::StrFormat(
+      "lengths[%u] = %d costs %g, more than max_batch_cost = %g: even a batch of that one sample "
+      "would break the budget",
+      index, length, *one, options.max_batch_cost));
+}
+
+// Budget-aware bucket prices for OptimalUpperBoundsForPrice: a sample in a
+// bucket whose longest is v occupies 1 / cap(v) of a batch, so the total
+// price is the (fractional) number of batches: padding and the budget a
+// bucket's batches leave unused both raise it. Scaled by 2^P to integers
+// (n * 2^P < 2^63); cap is made non-increasing so the price is monotone.
+absl::StatusOr<std::vector<int64_t>> BudgetAwareBounds(const BucketSamplerOptions& options,
+                                                       const cost::CostModel* model,
+                                                       absl::Span<const int64_t> lengths) {
+  absl::StatusOr<LengthHistogram> h = BuildLengthHistogram(lengths);
+  if (!h.ok()) return h.status();
+  int shift = 62;
+  for (uint64_t n = lengths.size(); n > 0; n >>= 1) --shift;
+  const int64_t scale = int64_t{1} << std::max(shift, 0);
+  std::vector<int64_t> price(h->values.size());
+  int64_t previous_cap = std::numeric_limits<int64_t>::max();
+  for (size_t d = 0; d < h->values.size(); ++d) {
+    absl::StatusOr<int64_t> cap = BatchCap(options, model, h->values[d]);
+    if (!cap.ok()) return cap.status();
+    if (*cap == 0) {
+      const size_t index =
+          std::find(lengths.begin(), lengths.end(), h->values[d]) - lengths.begin();
+      return BudgetError(options, model, index, h->values[d]);
+    }
+    previous_cap = std::min(previous_cap, *cap);
+    price[d] = std::max<int64_t>(1, scale / previous_cap);
+  }
+  return OptimalUpperBoundsForPrice(*h, options.num_buckets, price);
+}
+
+}  // namespace
+
+struct BucketSampler::Layout {
+  std::vector<int64_t> offsets{0};  // per group in plan order, into members
+  std::vector<int64_t> members;     // sample indices
+  std::vector<int64_t> longest;     // per group
+  std::vector<double> costs;        // per group
+  std::vector<int64_t> dropped;     // ascending sample indices
+  int64_t dropped_tokens = 0;
+};
+
+BucketSampler::BucketSampler(const BucketSamplerOptions& options, LengthReference reference)
+    : reference_(std::move(reference)),
+      num_ranks_(options.num_ranks),
+      accumulation_(options.accumulation_steps),
+      drop_last_(options.drop_last),
+      seed_(options.seed) {}
+
+absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(
+    const BucketSamplerOptions& options, std::shared_ptr<const cost::CostModel> model,
+    absl::Span<const int64_t> lengths) {
+  // Options first: they are cheaper to check than the data.
+  if (options.num_ranks < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("num_ranks = %d: need at least one rank", options.num_ranks));
+  }
+  if (options.accumulation_steps < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("accumulation_steps = %d: need at least one batch per rank and step",
+                        options.accumulation_steps));
+  }
+  if (options.num_ranks > std::numeric_limits<int32_t>::max() / options.accumulation_steps) {
+    return absl::OutOfRangeError(
+        absl::StrFormat("num_ranks x accumulation_steps = %d x %d: too many batches per step",
+                        options.num_ranks, options.accumulation_steps));
+  }
+  if (options.upper_bounds.empty() && options.num_buckets < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("num_buckets = %d: need at least one bucket (or explicit upper_bounds)",
+                        options.num_buckets));
+  }
+  if (!options.upper_bounds.empty()) {
+    if (absl::Status s = CheckUpperBounds(options.upper_bounds); !s.ok()) return s;
+  }
+  if (options.budget == BucketBudget::kPaddedTokens) {
+    if (options.max_padded_tokens <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("max_padded_tokens = %d: the padded-token budget per batch must be "
+                          "positive",
+                          options.max_padded_tokens));
+    }
+  } else {
+    if (model == nullptr) {
+      return absl::InvalidArgumentError("budget kind COST needs a cost model: model is NULL");
+    }
+    if (!std::isfinite(options.max_batch_cost) || options.max_batch_cost <= 0) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "max_batch_cost = %g: the cost budget per batch must be finite and positive",
+          options.max_batch_cost));
+    }
+  }
+  if (lengths.empty()) {
+    return absl::InvalidArgumentError("lengths is empty: a sampler needs at least one sample");
+  }
+  absl::StatusOr<LengthReference> reference = LengthReference::Create(lengths);
+  if (!reference.ok()) return reference.status();
+
+  std::unique_ptr<BucketSampler> sampler(new BucketSampler(options, std::move(*reference)));
+  sampler->model_ = std::move(model);
+  sampler->lengths_.assign(lengths.begin(), lengths.end());
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+
+  if (!options.upper_bounds.empty()) {
+    sampler->upper_bounds_ = options.upper_bounds;
+    if (longest > sampler->upper_bounds_.back()) {
+      const size_t i = std::max_element(lengths.begin(), lengths.end()) - lengths.begin();
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "lengths[%u] = %d exceeds the largest upper bound %d: every sample needs a bucket", i,
+          longest, sampler->upper_bounds_.back()));
+    }
+  } else {
+    absl::StatusOr<std::vector<int64_t>> bounds =
+        BudgetAwareBounds(options, sampler->model_.get(), lengths);
+    if (!bounds.ok()) return bounds.status();
+    sampler->upper_bounds_ = std::move(*bounds);
+  }
+
+  // Per-sample bucket: the first bound >= the length.
+  const std::vector<int64_t>& bounds = sampler->upper_bounds_;
+  sampler->bucket_items_.assign(bounds.size(), {});
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    const size_t b = std::lower_bound(bounds.begin(), bounds.end(), lengths[i]) - bounds.begin();
+    sampler->bucket_items_[b].push_back(static_cast<int64_t>(i));
+  }
+
+  // Batch size caps k_b from each bucket's longest sample, and batch counts.
+  if (options.budget == BucketBudget::kPaddedTokens) {
+    sampler->budget_tokens_ = options.max_padded_tokens;
+  }
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  sampler->bucket_batches_.assign(bounds.size(), 0);
+  int64_t total_batches = 0;
+  for (size_t b = 0; b < bounds.size(); ++b) {
+    const std::vector<int64_t>& items = sampler->bucket_items_[b];
+    if (items.empty()) continue;
+    int64_t arg = items[0];
+    for (int64_t i : items) {
+      if (lengths[i] > lengths[arg]) arg = i;
+    }
+    const int64_t bucket_longest = lengths[arg];
+    const int64_t size = static_cast<int64_t>(items.size());
+    absl::StatusOr<int64_t> cap = BatchCap(options, sampler->model_.get(), bucket_longest);
+    if (!cap.ok()) return cap.status();
+    if (*cap == 0) return BudgetError(options, sampler->model_.get(), arg, bucket_longest);
+    const int64_t batch_cap = std::min(*cap, size);
+    sampler->bucket_batches_[b] = (size + batch_cap - 1) / batch_cap;
+    total_batches += sampler->bucket_batches_[b];
+  }
+
+  const int64_t per_step = options.num_ranks * options.accumulation_steps;
+  const int64_t remainder = total_batches % per_step;
+  if (options.drop_last) {
+    if (total_batches < per_step) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "drop_last: the data makes %d batches, fewer than one step of num_ranks x "
+          "accumulation_steps = %d batches, so every sample would be dropped",
+          total_batches, per_step));
+    }
+    sampler->num_batches_ = total_batches - remainder;
+  } else {
+    const int64_t missing = remainder == 0 ? 0 : per_step - remainder;
+    if (n < total_batches + missing) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "pad_last: %d samples cannot fill %d batches (num_ranks x accumulation_steps = %d per "
+          "step) without repeating samples; use fewer ranks or accumulation steps",
+          n, total_batches + missing, per_step));
+    }
+    // One more batch for the bucket with the most batches: its batches shrink
+    // by the smallest fraction. Ties by bucket index.
+    for (int64_t k = 0; k < missing; ++k) {
+      size_t pick = bounds.size();
+      for (size_t b = 0; b < bounds.size(); ++b) {
+        const int64_t size = static_cast<int64_t>(sampler->bucket_items_[b].size());
+        if (size <= sampler->bucket_batches_[b]) continue;
+        if (pick == bounds.size() || sampler->bucket_batches_[b] > sampler->bucket_batches_[pick]) {
+          pick = b;
+        }
+      }
+      ++sampler->bucket_batches_[pick];
+    }
+    sampler->num_batches_ = total_batches + missing;
+  }
+  sampler->num_steps_ = sampler->num_batches_ / per_step;
+
+  if (sampler->model_ != nullptr) {
+    absl::StatusOr<double> one = sampler->model_->SequenceCost({&longest, 1});
+    if (!one.ok()) return one.status();
+    sampler->largest_item_cost_ = *one;
+  } else {
+    sampler->largest_item_cost_ = static_cast<double>(longest);
+  }
+  return sampler;
+}
+
+absl::StatusOr<double> BucketSampler::BatchCost(absl::Span<const int64_t> members,
+                                                int64_t longest) const {
+  if (model_ == nullptr) {
+    return static_cast<double>(members.size()) * static_cast<double>(longest);
+  }
+  // CostModel::PaddedBatchCost's definition: n * SequenceCost({longest}).
+  absl::StatusOr<double> one = model_->SequenceCost({&longest, 1});
+  if (!one.ok()) return one.status();
+  return static_cast<double>(members.size()) * *one;
+}
+
+absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::BuildLayout(
+    uint64_t epoch) const {
+  const uint64_t epoch_seed = util::DeriveSeed(seed_, epoch);
+  const size_t num_buckets = bucket_items_.size();
+
+  // Shuffle every bucket and cut it into its batches (bucket-major ids).
+  std::vector<int64_t> pool;
+  pool.reserve(lengths_.size());
+  std::vector<int64_t> batch_start, batch_size, batch_longest, batch_tokens;
+  std::vector<double> batch_cost;
+  batch_start.reserve(num_batches_ + bucket_items_.size());
+  for (size_t b = 0; b < num_buckets; ++b) {
+    const std::vector<int64_t>& items = bucket_items_[b];
+    if (items.empty()) continue;
+    const size_t first = pool.size();
+    pool.insert(pool.end(), items.begin(), items.end());
+    util::Rng rng(util::DeriveSeed(epoch_seed, b));
+    rng.Shuffle(absl::MakeSpan(pool).subspan(first));
+    const int64_t m = bucket_batches_[b];
+    const int64_t size = static_cast<int64_t>(items.size());
+    int64_t at = static_cast<int64_t>(first);
+    for (int64_t j = 0; j < m; ++j) {
+      const int64_t count = size / m + (j < size % m ? 1 : 0);
+      int64_t longest = 0, tokens = 0;
+      for (int64_t k = at; k < at + count; ++k) {
+        longest = std::max(longest, lengths_[pool[k]]);
+        tokens += lengths_[pool[k]];
+      }
+      absl::StatusOr<double> cost =
+          BatchCost(absl::MakeConstSpan(pool).subspan(at, count), longest);
+      if (!cost.ok()) return cost.status();
+      batch_start.push_back(at);
+      batch_size.push_back(count);
+      batch_longest.push_back(longest);
+      batch_tokens.push_back(tokens);
+      batch_cost.push_back(*cost);
+      at += count;
+    }
+  }
+  const size_t total = batch_start.size();
+
+  auto layout = std::make_shared<Layout>();
+  // Drop-last: the batches with the fewest real tokens, ties by batch id.
+  std::vector<char> dropped(total, 0);
+  const size_t to_drop = total - static_cast<size_t>(num_batches_);
+  if (to_drop > 0) {
+    std::vector<size_t> ids(total);
+    for (size_t i = 0; i < total; ++i) ids[i] = i;
+    std::partial_sort(ids.begin(), ids.begin() + to_drop, ids.end(), [&](size_t a, size_t b) {
+      return batch_tokens[a] != batch_tokens[b] ? batch_tokens[a] < batch_tokens[b] : a < b;
+    });
+    for (size_t k = 0; k < to_drop; ++k) {
+      const size_t id = ids[k];
+      dropped[id] = 1;
+      for (int64_t p = batch_start[id]; p < batch_start[id] + batch_size[id]; ++p) {
+        layout->dropped.push_back(pool[p]);
+        layout->dropped_tokens += lengths_[pool[p]];
+      }
+    }
+    std::sort(layout->dropped.begin(), layout->dropped.end());
+  }
+  std::vector<size_t> kept;
+  kept.reserve(num_batches_);
+  for (size_t i = 0; i < total; ++i) {
+    if (!dropped[i]) kept.push_back(i);
+  }
+
+  // Systematic arrangement: stratum k = kept[k*S .. (k+1)*S), step t takes
+  // kept[t + k*S]; then the steps are visited in a shuffled order.
+  const size_t steps = static_cast<size_t>(num_steps_);
+  const size_t per_step = static_cast<size_t>(batches_per_step());
+  const size_t ranks = static_cast<size_t>(num_ranks_);
+  const size_t accumulation = static_cast<size_t>(accumulation_);
+  std::vector<size_t> order(steps);
+  for (size_t t = 0; t < steps; ++t) order[t] = t;
+  util::Rng step_rng(util::DeriveSeed(epoch_seed, kStepOrderStream));
+  step_rng.Shuffle(absl::MakeSpan(order));
+
+  layout->members.reserve(pool.size() - layout->dropped.size());
+  layout->offsets.reserve(num_batches_ + 1);
+  layout->longest.reserve(num_batches_);
+  layout->costs.reserve(num_batches_);
+  std::vector<size_t> step_batches(per_step), placed(per_step);
+  std::vector<double> step_costs(per_step);
+  for (size_t position = 0; position < steps; ++position) {
+    const size_t t = order[position];
+    for (size_t k = 0; k < per_step; ++k) {
+      step_batches[k] = kept[t + k * steps];
+      step_costs[k] = batch_cost[step_batches[k]];
+    }
+    // LPT with exactly A batches per rank (every slot is filled: per_step =
+    // ranks x A).
+    const std::vector<int32_t> slot =
+        AssignLptSlots(step_costs, static_cast<int32_t>(ranks), static_cast<int64_t>(accumulation));
+    for (size_t k = 0; k < per_step; ++k) placed[k] = static_cast<size_t>(slot[k]) / accumulation;
+    // Emit rank by rank; a rank's batches in stratum order (ascending length).
+    for (size_t r = 0; r < ranks; ++r) {
+      for (size_t k = 0; k < per_step; ++k) {
+        if (placed[k] != r) continue;
+        const size_t id = step_batches[k];
+        const int64_t start = batch_start[id];
+        layout->members.insert(layout->members.end(), pool.begin() + start,
+                               pool.begin() + start + batch_size[id]);
+        layout->offsets.push_back(static_cast<int64_t>(layout->members.size()));
+        layout->longest.push_back(batch_longest[id]);
+        layout->costs.push_back(batch_cost[id]);
+      }
+    }
+  }
+  return std::shared_ptr<const Layout>(std::move(layout));
+}
+
+absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::GetLayout(
+    uint64_t epoch) const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (cache_ != nullptr && cache_epoch_ == epoch) return cache_;
+  absl::StatusOr<std::shared_ptr<const Layout>> layout = BuildLayout(epoch);
+  if (!layout.ok()) return layout.status();
+  cache_ = *layout;
+  cache_epoch_ = epoch;
+  return cache_;
+}
+
+void BucketSampler::AddGroups(const Layout& layout, size_t first_group, size_t end_group,
+                              Plan& plan) const {
+  std::vector<int64_t> tokens;
+  for (size_t g = first_group; g < end_group; ++g) {
+    absl::Span<const int64_t> members =
+        absl::MakeConstSpan(layout.members)
+            .subspan(layout.offsets[g], layout.offsets[g + 1] - layout.offsets[g]);
+    tokens.resize(members.size());
+    for (size_t k = 0; k < members.size(); ++k) tokens[k] = lengths_[members[k]];
+    plan.AddGroup(members, tokens, static_cast<int64_t>(members.size()) * layout.longest[g],
+                  layout.costs[g]);
+  }
+}
+
+absl::StatusOr<Plan> BucketSampler::Epoch(uint64_t epoch) const {
+  absl::StatusOr<std::shared_ptr<const Layout>> layout = GetLayout(epoch);
+  if (!layout.ok()) return layout.status();
+  const Layout& l = **layout;
+  const size_t groups = l.costs.size();
+  Plan plan;
+  plan.Reserve(groups, l.members.size());
+  AddGroups(l, 0, groups, plan);
+  std::vector<int64_t> ranks(groups), slots(groups);
+  const int64_t per_step = batches_per_step();
+  for (size_t g = 0; g < groups; ++g) {
+    const int64_t step = static_cast<int64_t>(g) / per_step;
+    const int64_t within = static_cast<int64_t>(g) % per_step;
+    ranks[g] = within / accumulation_;
+    slots[g] = step * accumulation_ + within % accumulation_;
+  }
+  plan.SetSlots(std::move(ranks), std::move(slots));
+  plan.dropped() = l.dropped;
+  ComputeGroupMetrics(plan, lengths_.size(), largest_item_cost_, budget_tokens_);
+  ComputeRankMetrics(plan, num_ranks_, num_steps_ * accumulation_, largest_item_cost_);
+  absl::StatusOr<std::vector<DiversityDistance>> steps =
+      ComputeStepMetrics(plan, reference_, num_ranks_, accumulation_);
+  if (!steps.ok()) return steps.status();
+  PlanMetrics& m = plan.metrics();
+  m.dropped_items = l.dropped.size();
+  m.dropped_tokens = l.dropped_tokens;
+  return plan;
+}
+
+absl::StatusOr<Plan> BucketSampler::Step(uint64_t epoch, uint64_t step) const {
+  if (step >= static_cast<uint64_t>(num_steps_)) {
+    return absl::OutOfRangeError(
+        absl::StrFormat("step %u is out of range: an epoch has %d steps", step, num_steps_));
+  }
+  absl::StatusOr<std::shared_ptr<const Layout>> layout = GetLayout(epoch);
+  if (!layout.ok()) return layout.status();
+  const size_t per_step = static_cast<size_t>(batches_per_step());
+  const size_t first = static_cast<size_t>(step) * per_step;
+  Plan plan;
+  AddGroups(**layout, first, first + per_step, plan);
+  // Metrics with step-local slots, then the epoch's slot numbers.
+  std::vector<int64_t> ranks(per_step), local(per_step), global(per_step);
+  for (size_t k = 0; k < per_step; ++k) {
+    ranks[k] = static_cast<int64_t>(k) / accumulation_;
+    local[k] = static_cast<int64_t>(k) % accumulation_;
+    global[k] = static_cast<int64_t>(step) * accumulation_ + local[k];
+  }
+  plan.SetSlots(ranks, local);
+  ComputeGroupMetrics(plan, lengths_.size(), largest_item_cost_, budget_tokens_);
+  ComputeRankMetrics(plan, num_ranks_, accumulation_, largest_item_cost_);
+  absl::StatusOr<std::vector<DiversityDistance>> steps =
+      ComputeStepMetrics(plan, reference_, num_ranks_, accumulation_);
+  if (!steps.ok()) return steps.status();
+  plan.SetSlots(std::move(ranks), std::move(global));
+  return plan;
+}
+
+absl::StatusOr<std::vector<DiversityDistance>> ComputeStepMetrics(Plan& plan,
+                                                                  const LengthReference& reference,
+                                                                  int64_t num_ranks,
+                                                                  int64_t accumulation_steps) {
+  if (num_ranks < 1 || accumulation_steps < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("num_ranks = %d, accumulation_steps = %d: both must be at least 1",
+                        num_ranks, accumulation_steps));
+  }
+  absl::StatusOr<std::vector<DiversityDistance>> distances =
+      StepDistances(plan, reference, accumulation_steps);
+  if (!distances.ok()) return distances.status();
+  int64_t num_steps = 0;
+  for (size_t g = 0; g < plan.group_count(); ++g) {
+    const int64_t rank = plan.group_rank(g);
+    if (rank < 0 || rank >= num_ranks) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("group %u has rank %d, outside [0, num_ranks = %d)", g, rank, num_ranks));
+    }
+    num_steps = std::max(num_steps, plan.group_slot(g) / accumulation_steps + 1);
+  }
+  std::vector<double> cost(static_cast<size_t>(num_steps * num_ranks), 0.0);
+  for (size_t g = 0; g < plan.group_count(); ++g) {
+    const int64_t step = plan.group_slot(g) / accumulation_steps;
+    cost[static_cast<size_t>(step * num_ranks + plan.group_rank(g))] += plan.group_cost(g);
+  }
+  double sum_mean = 0, sum_max = 0;
+  for (int64_t s = 0; s < num_steps; ++s) {
+    double total = 0, largest = 0;
+    for (int64_t r = 0; r < num_ranks; ++r) {
+      total += cost[s * num_ranks + r];
+      largest = std::max(largest, cost[s * num_ranks + r]);
+    }
+    sum_mean += total / static_cast<double>(num_ranks);
+    sum_max += largest;
+  }
+  PlanMetrics& m = plan.metrics();
+  m.num_steps = static_cast<uint64_t>(num_steps);
+  m.balance_efficiency = sum_max > 0 ? sum_mean / sum_max : 1.0;
+  const DiversityDistance mean = MeanDistance(*distances);
+  m.diversity_distance = mean.tokens;
+  m.diversity_distance_samples = mean.samples;
+  return distances;
+}
+
+}  // namespace flopspack::pack

@@ -1,0 +1,469 @@
+#include "pack/planner/step_planner.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "pack/planner/planner_baselines.h"
+#include "pack/planner/planner_documents.h"
+#include "pack/primitives/bin_packing.h"
+#include "pack/primitives/lpt.h"
+#include "util/checked.h"
+#include "util/large_buffer.h"
+#include "util/random.h"
+#include "util/validate.h"
+
+namespace flopspack::pack {
+namespace {
+
+constexpr int64_t kMaxInt32 = std::numeric_limits<int32_t>::max();
+
+// The unit every algorithm places: a whole document or a piece of one.
+struct Items {
+  std::vector<int64_t> doc;     // position in the input lengths
+  std::vector<int64_t> tokens;  // tokens of this item
+  std::vector<int32_t> where;   // microbatch rank * M + j, -1 unplaced
+
+  void Add(int64_t d, int64_t t) {
+    doc.push_back(d);
+    tokens.push_back(t);
+    where.push_back(-1);
+  }
+  size_t size() const { return doc.size(); }
+  void Reserve(size_t n) {
+    doc.reserve(n);
+    tokens.reserve(n);
+    where.reserve(n);
+  }
+};
+
+int64_t CeilDiv(int64_t a, int64_t b) { return util::CeilDivInt64(a, b); }
+
+absl::Status TooManyMicrobatches(int64_t r, int64_t m, int64_t cap) {
+  return absl::OutOfRangeError(absl::StrFormat(
+      "the batch needs num_ranks x microbatches_per_rank = %d x %d microbatches of %d tokens: "
+      "at most %d per step (plan fewer tokens per step, or raise max_tokens_per_microbatch)",
+      r, m, cap, kMaxStepMicrobatches));
+}
+
+absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
+                                              absl::Span<const int64_t> tokens) {
+  std::vector<double> costs(tokens.size());
+  absl::Status status = model.DocumentCosts(tokens, absl::MakeSpan(costs));
+  if (!status.ok()) return status;
+  if (absl::Status s = util::CheckCosts("document cost", costs); !s.ok()) return s;
+  // Rank and microbatch costs are sums of these: they must stay finite.
+  if (absl::StatusOr<double> sum = util::CheckedCostSum("document cost", costs); !sum.ok()) {
+    return sum.status();
+  }
+  return costs;
+}
+
+// The document-level planner with M fixed (> 0) or, for M = 0, the fewest
+// microbatches per rank that place every item.
+absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> costs,
+                                     const StepOptions& o, int64_t total_tokens, StepStats* stats) {
+  const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
+  int64_t m = o.microbatches_per_rank;
+  const bool search = m == 0;
+  if (search) m = std::max<int64_t>(1, CeilDiv(CeilDiv(total_tokens, cap), r));
+  while (true) {
+    // r <= 2^24 and m <= 2^31 here: the product fits int64.
+    if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
+    DocumentPlanOptions d;
+    d.num_ranks = r;
+    d.microbatches_per_rank = m;
+    d.cap = cap;
+    d.refine = o.refine;
+    d.tolerance = o.tolerance;
+    DocumentPlanStats s;
+    items.where = PlanDocuments(items.tokens, costs, d, &s);
+    if (stats != nullptr) {
+      stats->refine_moves = s.moves;
+      stats->max_rank_cost_after_lpt = s.max_rank_cost_after_lpt;
+    }
+    if (!search) return m;
+    // One item per microbatch always fits, so the search ends by then.
+    if (std::find(items.where.begin(), items.where.end(), -1) == items.where.end()) return m;
+    ++m;
+  }
+}
+
+int64_t RunSequences(Items& items, const cost::CostModel& model, const StepOptions& o,
+                     absl::Status& status) {
+  BinAssignment packed = FirstFitDecreasing(items.tokens, o.max_tokens_per_microbatch);
+  const int32_t count = packed.num_bins;
+  const std::vector<int32_t>& seq_of = packed.bin;
+  std::vector<std::vector<int64_t>> members(count);
+  for (size_t i = 0; i < items.size(); ++i) members[seq_of[i]].push_back(items.tokens[i]);
+  std::vector<double> seq_cost(count);
+  for (int32_t q = 0; q < count; ++q) {
+    absl::StatusOr<double> c = model.SequenceCost(members[q]);
+    if (!c.ok()) {
+      status = c.status();
+      return 0;
+    }
+    seq_cost[q] = *c;
+  }
+  const int64_t m = o.microbatches_per_rank > 0 ? o.microbatches_per_rank
+                                                : std::max<int64_t>(1, CeilDiv(count, o.num_ranks));
+  if (o.num_ranks * m > kMaxStepMicrobatches) {
+    status = TooManyMicrobatches(o.num_ranks, m, o.max_tokens_per_microbatch);
+    return 0;
+  }
+  std::vector<int32_t> slot_of = AssignLptSlots(seq_cost, static_cast<int32_t>(o.num_ranks), m);
+  for (size_t i = 0; i < items.size(); ++i) items.where[i] = slot_of[seq_of[i]];
+  return m;
+}
+
+// Cuts the unplaced items into the room left in the microbatches, lightest
+// ranks first; each cut-off part becomes a new item.
+absl::Status SplitIntoRoom(Items& items, absl::Span<const double> costs, int64_t r, int64_t m,
+                           int64_t cap) {
+  std::vector<int64_t> used(r * m, 0);
+  std::vector<double> rank_cost(r, 0.0);
+  std::vector<int32_t> unplaced;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items.where[i] < 0) {
+      unplaced.push_back(static_cast<int32_t>(i));
+      continue;
+    }
+    used[items.where[i]] += items.tokens[i];
+    rank_cost[items.where[i] / m] += costs[i];
+  }
+  if (unplaced.empty()) return absl::OkStatus();
+  std::vector<int64_t> ranks(r);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [&](int64_t a, int64_t b) { return rank_cost[a] < rank_cost[b]; });
+  std::stable_sort(unplaced.begin(), unplaced.end(),
+                   [&](int32_t a, int32_t b) { return costs[a] > costs[b]; });
+  size_t next_rank = 0;
+  int64_t j = 0;
+  for (int32_t i : unplaced) {
+    const int64_t doc = items.doc[i];
+    int64_t left = items.tokens[i];
+    bool first = true;
+    while (left > 0) {
+      while (next_rank < ranks.size() && used[ranks[next_rank] * m + j] >= cap) {
+        if (++j == m) {
+          j = 0;
+          ++next_rank;
+        }
+      }
+      if (next_rank == ranks.size()) {
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "the batch does not fit: %d tokens of lengths[%d] are left after every microbatch "
+            "is full",
+            left, doc));
+      }
+      const int64_t mb = ranks[next_rank] * m + j;
+      const int64_t take = std::min(left, cap - used[mb]);
+      used[mb] += take;
+      left -= take;
+      if (first) {
+        // The original item becomes the first piece.
+        items.tokens[i] = take;
+        items.where[i] = static_cast<int32_t>(mb);
+        first = false;
+      } else {
+        items.Add(doc, take);
+        items.where.back() = static_cast<int32_t>(mb);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t StepItemBudget(const StepOptions& o) {
+  if (o.microbatches_per_rank > 0) return kMaxStepItems;
+  return kMaxStepMicrobatches / o.num_ranks * o.num_ranks;
+}
+
+absl::Status ValidateStepOptions(const StepOptions& o) {
+  if (o.num_ranks < 1 || o.num_ranks > kMaxStepMicrobatches) {
+    return absl::InvalidArgumentError(absl::StrFormat("num_ranks = %d: must be between 1 and %d",
+                                                      o.num_ranks, kMaxStepMicrobatches));
+  }
+  if (o.microbatches_per_rank < 0 || o.microbatches_per_rank > kMaxInt32) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("microbatches_per_rank = %d: must be 0 (the fewest that fit) or positive",
+                        o.microbatches_per_rank));
+  }
+  // Both factors are below 2^31: the product fits int64.
+  if (o.num_ranks * std::max<int64_t>(o.microbatches_per_rank, 1) > kMaxStepMicrobatches) {
+    return absl::OutOfRangeError(
+        absl::StrFormat("num_ranks x microbatches_per_rank = %d x %d: at most %d microbatches",
+                        o.num_ranks, o.microbatches_per_rank, kMaxStepMicrobatches));
+  }
+  if (o.max_tokens_per_microbatch < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("max_tokens_per_microbatch = %d: the token cap must be positive",
+                        o.max_tokens_per_microbatch));
+  }
+  if (o.microbatches_per_rank > 0) {
+    absl::StatusOr<uint64_t> slots =
+        util::CheckedMultiply("(num_ranks x microbatches_per_rank) x max_tokens_per_microbatch",
+                              o.num_ranks * o.microbatches_per_rank, o.max_tokens_per_microbatch);
+    if (!slots.ok()) return slots.status();
+    if (*slots > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return absl::OutOfRangeError("num_ranks x microbatches_per_rank x cap overflows int64");
+    }
+  }
+  // Enum values are the C layer's to check (src/capi); what is left is
+  // the policy the step planner does not offer.
+  if (o.overflow == Overflow::kTruncate) {
+    return absl::InvalidArgumentError(
+        "overflow = truncate: the step planner takes error, split or defer");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model,
+                              absl::Span<const int64_t> lengths, absl::Span<const int64_t> ids,
+                              StepStats* stats) {
+  if (absl::Status s = ValidateStepOptions(o); !s.ok()) return s;
+  absl::StatusOr<int64_t> checked = util::CheckLengths("lengths", lengths);
+  if (!checked.ok()) return checked.status();
+  if (!ids.empty() && ids.size() != lengths.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("ids has %u entries for %u lengths", ids.size(), lengths.size()));
+  }
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
+  auto id_of = [&](int64_t doc) { return ids.empty() ? doc : ids[doc]; };
+
+  // Documents over the cap: reject, defer, or cut into cap-sized pieces.
+  Items items;
+  std::vector<int64_t> deferred;  // positions in lengths
+  std::vector<int64_t> kept;      // documents that go to the algorithm
+  kept.reserve(lengths.size());
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (lengths[i] <= cap) {
+      kept.push_back(i);
+      total += lengths[i];
+      continue;
+    }
+    if (o.overflow == Overflow::kError) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "lengths[%d] = %d exceeds max_tokens_per_microbatch = %d and the overflow policy is "
+          "reject (use split or defer)",
+          i, lengths[i], cap));
+    }
+    if (o.overflow == Overflow::kDefer) {
+      deferred.push_back(i);
+    } else {
+      kept.push_back(i);
+      total += lengths[i];
+    }
+  }
+  // Count the items before making any (each term and the running count stay
+  // below 2^62: no overflow), so an impossible split fails at once.
+  int64_t pieces = 0;
+  for (int64_t i : kept) {
+    pieces += StepPieces(lengths[i], cap);
+    if (pieces > kMaxStepItems) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "%d documents of %d tokens: splitting at max_tokens_per_microbatch = %d makes more "
+          "than %d items, too many for one step",
+          n, total, cap, kMaxStepItems));
+    }
+  }
+  const int64_t fixed_m = o.microbatches_per_rank;
+  if (fixed_m == 0) {
+    // The fewest microbatches that hold the tokens (every algorithm needs at
+    // least these): reject before allocating.
+    const int64_t least_m = std::max<int64_t>(1, CeilDiv(CeilDiv(total, cap), r));
+    if (least_m > kMaxStepMicrobatches / r) return TooManyMicrobatches(r, least_m, cap);
+  }
+  if (fixed_m > 0 && o.overflow != Overflow::kDefer && total > r * fixed_m * cap) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the batch does not fit: %d tokens > num_ranks x microbatches_per_rank x cap = %d x %d x "
+        "%d = %d (overflow policy %s; use defer, or microbatches_per_rank = 0)",
+        total, r, fixed_m, cap, r * fixed_m * cap, OverflowName(o.overflow)));
+  }
+
+  int64_t m = fixed_m;
+  std::vector<double> costs;
+  if (o.algorithm == StepAlgorithm::kRandom) {
+    // Under defer, the documents past R x M x cap tokens (in input order)
+    // wait; the rest are concatenated, cut and dealt.
+    std::vector<int64_t> take_lengths, take_docs;
+    int64_t room = fixed_m > 0 ? r * fixed_m * cap : std::numeric_limits<int64_t>::max();
+    for (int64_t i : kept) {
+      if (lengths[i] > room) {
+        room = 0;
+        deferred.push_back(i);
+        continue;
+      }
+      room -= lengths[i];
+      take_lengths.push_back(lengths[i]);
+      take_docs.push_back(i);
+    }
+    Sequences seqs = ConcatenateAndCut(take_lengths, take_docs, cap);
+    const int64_t count = static_cast<int64_t>(seqs.count());
+    if (m == 0) m = std::max<int64_t>(1, CeilDiv(count, r));
+    std::vector<int64_t> order(count);
+    std::iota(order.begin(), order.end(), 0);
+    util::Rng rng(util::DeriveSeed(o.seed, 0));
+    rng.Shuffle(absl::MakeSpan(order));
+    for (int64_t k = 0; k < count; ++k) {
+      const int64_t q = order[k];
+      const int32_t mb = static_cast<int32_t>((k % r) * m + k / r);
+      for (int64_t p = seqs.offsets[q]; p < seqs.offsets[q + 1]; ++p) {
+        items.Add(seqs.pieces[p].doc, seqs.pieces[p].tokens);
+        items.where.back() = mb;
+      }
+    }
+    absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
+    if (!c.ok()) return c.status();
+    costs = std::move(*c);
+  } else {
+    items.Reserve(static_cast<size_t>(pieces));
+    for (int64_t i : kept) {
+      for (int64_t left = lengths[i]; left > 0; left -= cap) items.Add(i, std::min(left, cap));
+    }
+    absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
+    if (!c.ok()) return c.status();
+    costs = std::move(*c);
+    if (o.algorithm == StepAlgorithm::kSequences) {
+      absl::Status status;
+      m = RunSequences(items, model, o, status);
+      if (!status.ok()) return status;
+    } else if (o.algorithm == StepAlgorithm::kTokens) {
+      std::vector<double> token_costs(items.tokens.begin(), items.tokens.end());
+      absl::StatusOr<int64_t> found = RunDocuments(items, token_costs, o, total, stats);
+      if (!found.ok()) return found.status();
+      m = *found;
+    } else {
+      absl::StatusOr<int64_t> found = RunDocuments(items, costs, o, total, stats);
+      if (!found.ok()) return found.status();
+      m = *found;
+    }
+  }
+  if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
+
+  // What the algorithm could not place.
+  if (o.overflow == Overflow::kSplit) {
+    if (absl::Status s = SplitIntoRoom(items, costs, r, m, cap); !s.ok()) return s;
+    // New pieces need their own costs.
+    if (items.size() > costs.size()) {
+      absl::StatusOr<std::vector<double>> c =
+          ItemCosts(model, absl::MakeConstSpan(items.tokens).subspan(costs.size()));
+      if (!c.ok()) return c.status();
+      costs.insert(costs.end(), c->begin(), c->end());
+    }
+  } else {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items.where[i] >= 0) continue;
+      if (o.overflow == Overflow::kError) {
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "the batch does not fit: lengths[%d] = %d finds no microbatch with room among %d x "
+            "%d of %d tokens (overflow policy reject; use split or defer)",
+            items.doc[i], lengths[items.doc[i]], r, m, cap));
+      }
+      deferred.push_back(items.doc[i]);
+    }
+  }
+
+  // Microbatches as CSR over items, in item order: one pass over the items
+  // scatters them to their microbatch, so everything after reads each
+  // microbatch from contiguous memory.
+  const int64_t groups = r * m;
+  std::vector<int64_t> start(groups + 1, 0);
+  for (int32_t w : items.where) {
+    if (w >= 0) ++start[w + 1];
+  }
+  for (int64_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+  const size_t placed = static_cast<size_t>(start[groups]);
+  std::vector<int64_t> mb_doc = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> mb_tokens = util::LargeVector<int64_t>(placed);
+  double largest_item = 0;
+  {
+    std::vector<int64_t> fill(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < items.size(); ++i) {
+      const int32_t w = items.where[i];
+      if (w < 0) continue;
+      const int64_t at = fill[w]++;
+      mb_doc[at] = items.doc[i];
+      mb_tokens[at] = items.tokens[i];
+      largest_item = std::max(largest_item, costs[i]);
+    }
+  }
+  std::vector<double> mb_cost(groups);
+  for (int64_t g = 0; g < groups; ++g) {
+    absl::StatusOr<double> c = model.SequenceCost(
+        absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]));
+    if (!c.ok()) return c.status();
+    mb_cost[g] = *c;
+  }
+  // Finite microbatch costs whose total is not (a custom model near DBL_MAX)
+  // would make the rank metrics inf or NaN.
+  if (absl::StatusOr<double> sum = util::CheckedCostSum("microbatch cost", mb_cost); !sum.ok()) {
+    return sum.status();
+  }
+
+  // The plan's CSR in slot order, written once.
+  std::vector<int64_t> offsets(groups + 1, 0), rank_of(groups), slot_of(groups);
+  std::vector<int64_t> computed(groups);
+  std::vector<int64_t> plan_items = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
+  std::vector<double> plan_costs(groups);
+  size_t at = 0;
+  for (int64_t rank = 0; rank < r; ++rank) {
+    const std::vector<int32_t> perm =
+        OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+    for (int64_t slot = 0; slot < m; ++slot) {
+      const int64_t g = rank * m + perm[slot];
+      const int64_t position = rank * m + slot;
+      int64_t real = 0;
+      for (int64_t p = start[g]; p < start[g + 1]; ++p) {
+        plan_items[at] = id_of(mb_doc[p]);
+        plan_tokens[at] = mb_tokens[p];
+        real += plan_tokens[at++];
+      }
+      offsets[position + 1] = static_cast<int64_t>(at);
+      computed[position] = real;
+      plan_costs[position] = mb_cost[g];
+      rank_of[position] = rank;
+      slot_of[position] = slot;
+    }
+  }
+  Plan plan;
+  plan.SetGroups(std::move(offsets), std::move(plan_items), std::move(plan_tokens),
+                 std::move(computed), std::move(plan_costs));
+  plan.SetSlots(std::move(rank_of), std::move(slot_of));
+  ComputeGroupMetrics(plan, static_cast<uint64_t>(n), largest_item, cap);
+  ComputeRankMetrics(plan, static_cast<uint64_t>(r), static_cast<uint64_t>(m), largest_item);
+
+  // Documents that appear in more than one piece (none when every item is
+  // a whole document).
+  PlanMetrics& metrics = plan.metrics();
+  bool any_piece = false;
+  for (size_t i = 0; i < items.size() && !any_piece; ++i) {
+    any_piece = items.tokens[i] != lengths[items.doc[i]];
+  }
+  if (any_piece) {
+    std::vector<int32_t> pieces_of(n, 0);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items.where[i] >= 0) ++pieces_of[items.doc[i]];
+    }
+    for (int64_t i = 0; i < n; ++i) metrics.split_items += pieces_of[i] > 1 ? 1 : 0;
+  }
+  std::sort(deferred.begin(), deferred.end());
+  for (int64_t d : deferred) {
+    plan.deferred().push_back(id_of(d));
+    metrics.deferred_tokens += lengths[d];
+  }
+  metrics.deferred_items = deferred.size();
+  metrics.num_steps = 1;
+  return plan;
+}
+
+}  // namespace flopspack::pack

@@ -1,0 +1,100 @@
+// The step planner: the document lengths of one global batch -> a plan of
+// R ranks x M microbatches under a hard token cap per microbatch, balanced by
+// cost. See docs/planner.md for the algorithms, the policies and the
+// measured quality.
+//
+// Algorithms (all share the cap, the overflow policy and the slot order):
+//   kDocuments  document-level LPT + refinement under the cap
+//               (planner_documents.h), the default;
+//   kRandom     concatenate-and-cut, sequences dealt at random
+//               (planner_baselines.h);
+//   kTokens     the document-level planner balancing token counts;
+//   kSequences  first-fit-decreasing pre-packed sequences + LPT.
+// Overflow: a document longer than the cap, or documents that do not fit in
+// R x M microbatches, are split (cut into the room that is left), rejected
+// (an error naming the document), or deferred (listed in the plan's
+// deferred list, not placed). M = 0 asks for the fewest microbatches per
+// rank that hold the whole batch.
+//
+// Complexity: O(n log n) for the document-level planner plus its bounded
+// refinement; O(R M) to build the plan. Deterministic: same inputs, options
+// and seed give the same plan bit for bit.
+#ifndef FLOPSPACK_PACK_PLANNER_STEP_PLANNER_H_
+#define FLOPSPACK_PACK_PLANNER_STEP_PLANNER_H_
+
+#include <cstdint>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "cost/cost_model.h"
+#include "pack/planner/planner_order.h"
+#include "pack/primitives/overflow.h"
+#include "pack/primitives/plan.h"
+
+namespace flopspack::pack {
+
+enum class StepAlgorithm { kDocuments = 0, kRandom = 1, kTokens = 2, kSequences = 3 };
+// The step planner takes Overflow::kError, kSplit and kDefer
+// (primitives/overflow.h); kTruncate is not offered.
+
+struct StepOptions {
+  int64_t num_ranks = 0;                  // must be set, >= 1
+  int64_t microbatches_per_rank = 0;      // 0 = the fewest that fit
+  int64_t max_tokens_per_microbatch = 0;  // must be set, >= 1
+  StepAlgorithm algorithm = StepAlgorithm::kDocuments;
+  uint64_t seed = 0;
+  SlotOrder ordering = SlotOrder::kDescending;
+  Overflow overflow = Overflow::kSplit;
+  // Phase 2 of the document-level planner (off = plain LPT, for comparison).
+  bool refine = true;
+  // The refinement stops once the heaviest rank is within this fraction of
+  // the lower bound (see planner_documents.h): 5e-4 = balance efficiency
+  // 99.95% wherever the cap allows it.
+  double tolerance = 5e-4;
+};
+
+// Internal figures for the quality benchmark.
+struct StepStats {
+  int64_t refine_moves = 0;
+  double max_rank_cost_after_lpt = 0;
+};
+
+// The most microbatches one step has: num_ranks x microbatches_per_rank,
+// or the count M = 0 arrives at. Building a plan costs a few hundred bytes
+// per microbatch, so a larger step is rejected at once (OutOfRange) instead
+// of allocating gigabytes first (docs/errors.md, Limits).
+inline constexpr int64_t kMaxStepMicrobatches = int64_t{1} << 24;
+
+// The most items (whole documents plus the pieces of split ones) one step
+// places.
+inline constexpr int64_t kMaxStepItems = std::numeric_limits<int32_t>::max();
+
+// Items a document of `length` tokens becomes under the cap when split.
+inline int64_t StepPieces(int64_t length, int64_t cap) {
+  return length <= cap ? 1 : length / cap + (length % cap != 0 ? 1 : 0);
+}
+
+// Items that PlanStep with these options always accepts and places without
+// exceeding kMaxStepMicrobatches: with M = 0 the search for M ends by one
+// item per microbatch, so at most (2^24 / num_ranks) x num_ranks items;
+// with M > 0, kMaxStepItems. The stateful planner never selects more.
+int64_t StepItemBudget(const StepOptions& options);
+
+// Range checks of every option, with messages naming the field and value.
+absl::Status ValidateStepOptions(const StepOptions& options);
+
+// Plans one step. ids, when not empty, has one entry per length and gives
+// the item index written into the plan (and its deferred list) for each
+// document; empty = the position in lengths. Errors: InvalidArgument for bad
+// options or lengths, or a document over the cap under kReject;
+// FailedPrecondition when the batch cannot fit under kReject or kSplit;
+// whatever the cost model returns (Aborted for a failing callback).
+absl::StatusOr<Plan> PlanStep(const StepOptions& options, const cost::CostModel& model,
+                              absl::Span<const int64_t> lengths, absl::Span<const int64_t> ids = {},
+                              StepStats* stats = nullptr);
+
+}  // namespace flopspack::pack
+
+#endif  // FLOPSPACK_PACK_PLANNER_STEP_PLANNER_H_

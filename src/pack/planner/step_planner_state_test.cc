@@ -1,0 +1,183 @@
+#include "pack/planner/step_planner_state.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "cost/polynomial.h"
+#include "gtest/gtest.h"
+#include "util/random.h"
+
+namespace flopspack::pack {
+namespace {
+
+std::shared_ptr<const cost::CostModel> Quadratic() {
+  return *cost::PolynomialModel::Create({0, 0, 1, 1.0 / 256});
+}
+
+StepOptions Step() {
+  StepOptions o;
+  o.num_ranks = 4;
+  o.microbatches_per_rank = 2;
+  o.max_tokens_per_microbatch = 256;
+  return o;
+}
+
+std::vector<int64_t> Batch(util::Rng& rng, size_t n, double outlier_share) {
+  std::vector<int64_t> lengths(n);
+  for (int64_t& l : lengths) {
+    l = rng.Uniform() < outlier_share ? 200 + static_cast<int64_t>(rng.Below(57))
+                                      : 1 + static_cast<int64_t>(rng.Below(120));
+  }
+  return lengths;
+}
+
+bool SamePlan(const Plan& a, const Plan& b) {
+  if (a.group_count() != b.group_count() || a.deferred() != b.deferred()) return false;
+  for (size_t g = 0; g < a.group_count(); ++g) {
+    const auto ia = a.group_items(g), ib = b.group_items(g);
+    const auto ta = a.group_tokens(g), tb = b.group_tokens(g);
+    if (!std::equal(ia.begin(), ia.end(), ib.begin(), ib.end())) return false;
+    if (!std::equal(ta.begin(), ta.end(), tb.begin(), tb.end())) return false;
+    if (a.group_cost(g) != b.group_cost(g)) return false;
+  }
+  return true;
+}
+
+TEST(StreamingStepPlannerTest, EveryDocumentPlannedOnceAndOutliersWithinTheBound) {
+  util::Rng rng(77);
+  for (int trial = 0; trial < 40; ++trial) {
+    StepPlannerOptions stream;
+    stream.tokens_per_step = 1500 + static_cast<int64_t>(rng.Below(548));
+    stream.outlier_min_tokens = 200;
+    stream.max_defer_steps = static_cast<int64_t>(rng.Below(4));
+    stream.max_outliers_per_step = 1 + static_cast<int64_t>(rng.Below(3));
+    auto planner = StreamingStepPlanner::Create(Step(), stream, Quadratic());
+    ASSERT_TRUE(planner.ok()) << planner.status();
+    std::map<int64_t, int64_t> length_of;
+    std::map<int64_t, int> placed_pieces, times_deferred;
+    std::map<int64_t, int64_t> placed_tokens;
+    for (int step = 0; step < 60; ++step) {
+      if (step < 40) {
+        const std::vector<int64_t> lengths = Batch(rng, rng.Below(25), 0.1);
+        absl::StatusOr<int64_t> first = (*planner)->Push(lengths);
+        ASSERT_TRUE(first.ok());
+        for (size_t i = 0; i < lengths.size(); ++i) length_of[*first + i] = lengths[i];
+      }
+      absl::StatusOr<Plan> plan = (*planner)->Next();
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      int64_t outliers = 0, step_tokens = 0;
+      for (size_t g = 0; g < plan->group_count(); ++g) {
+        EXPECT_LE(plan->group_real_tokens(g), 256);
+        step_tokens += plan->group_real_tokens(g);
+        for (size_t k = 0; k < plan->group_items(g).size(); ++k) {
+          const int64_t id = plan->group_items(g)[k];
+          placed_tokens[id] += plan->group_tokens(g)[k];
+          ++placed_pieces[id];
+          outliers += length_of[id] >= 200 ? 1 : 0;
+        }
+      }
+      EXPECT_LE(step_tokens, stream.tokens_per_step);
+      for (int64_t id : plan->deferred()) {
+        if (length_of[id] >= 200) {
+          ++times_deferred[id];
+          // The bound: never held back more than max_defer_steps steps.
+          EXPECT_LE(times_deferred[id], stream.max_defer_steps) << "outlier " << id;
+        }
+      }
+    }
+    uint64_t docs = 0;
+    EXPECT_EQ((*planner)->pending_documents(), 0);
+    EXPECT_EQ((*planner)->pending_tokens(), 0);
+    for (const auto& [id, length] : length_of) {
+      EXPECT_EQ(placed_tokens[id], length) << "document " << id;
+      ++docs;
+    }
+    EXPECT_EQ(static_cast<int64_t>(docs), (*planner)->next_id());
+  }
+}
+
+TEST(StreamingStepPlannerTest, HoldsBackOutliersBeyondTheLimit) {
+  StepPlannerOptions stream;
+  stream.tokens_per_step = 2048;
+  stream.outlier_min_tokens = 200;
+  stream.max_defer_steps = 3;
+  stream.max_outliers_per_step = 2;
+  auto planner = *StreamingStepPlanner::Create(Step(), stream, Quadratic());
+  ASSERT_TRUE(planner->Push({210, 220, 230, 240, 10, 10}).ok());
+  Plan first = *planner->Next();
+  // Two outliers per step: 2 and 3 wait.
+  EXPECT_EQ(first.deferred(), (std::vector<int64_t>{2, 3}));
+  Plan second = *planner->Next();
+  EXPECT_TRUE(second.deferred().empty());
+  EXPECT_EQ(second.metrics().real_tokens, 230 + 240);
+  EXPECT_EQ(planner->pending_documents(), 0);
+}
+
+TEST(StreamingStepPlannerTest, SaveRestoreContinuesIdentically) {
+  util::Rng rng(5);
+  StepPlannerOptions stream;
+  stream.tokens_per_step = 1800;
+  stream.outlier_min_tokens = 200;
+  StepOptions step = Step();
+  step.algorithm = StepAlgorithm::kRandom;  // the seed matters per step
+  for (StepAlgorithm algorithm : {StepAlgorithm::kRandom, StepAlgorithm::kDocuments}) {
+    step.algorithm = algorithm;
+    auto a = *StreamingStepPlanner::Create(step, stream, Quadratic());
+    std::vector<std::vector<int64_t>> batches;
+    for (int i = 0; i < 12; ++i) batches.push_back(Batch(rng, 30, 0.1));
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(a->Push(batches[i]).ok());
+      ASSERT_TRUE(a->Next().ok());
+    }
+    const std::string saved = a->Save();
+    auto b = StreamingStepPlanner::Restore(saved, Quadratic());
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ((*b)->Save(), saved);
+    for (int i = 5; i < 12; ++i) {
+      ASSERT_TRUE(a->Push(batches[i]).ok());
+      ASSERT_TRUE((*b)->Push(batches[i]).ok());
+      Plan pa = *a->Next(), pb = *(*b)->Next();
+      EXPECT_TRUE(SamePlan(pa, pb)) << "step " << i;
+    }
+  }
+}
+
+TEST(StreamingStepPlannerTest, RejectsCorruptedState) {
+  auto planner = *StreamingStepPlanner::Create(Step(), StepPlannerOptions{}, Quadratic());
+  ASSERT_TRUE(planner->Push({5, 6, 7}).ok());
+  const std::string saved = planner->Save();
+  for (size_t i = 0; i < saved.size(); ++i) {
+    std::string bad = saved;
+    bad[i] = static_cast<char>(bad[i] ^ 0x20);
+    absl::Status s = StreamingStepPlanner::Restore(bad, Quadratic()).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << "byte " << i;
+  }
+  for (size_t n : {size_t{0}, size_t{7}, saved.size() - 1}) {
+    EXPECT_EQ(StreamingStepPlanner::Restore(saved.substr(0, n), Quadratic()).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_EQ(StreamingStepPlanner::Restore(saved + "x", Quadratic()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(StreamingStepPlannerTest, BadInput) {
+  StepOptions step = Step();
+  step.microbatches_per_rank = 0;
+  EXPECT_EQ(StreamingStepPlanner::Create(step, StepPlannerOptions{}, Quadratic()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  StepPlannerOptions stream;
+  stream.tokens_per_step = 4 * 2 * 256 + 1;
+  EXPECT_EQ(StreamingStepPlanner::Create(Step(), stream, Quadratic()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  step = Step();
+  step.overflow = Overflow::kError;
+  auto planner = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, Quadratic());
+  absl::Status s = planner->Push({3, 300}).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("lengths[1] = 300"), absl::string_view::npos) << s;
+  EXPECT_EQ(planner->next_id(), 0) << "a rejected push must not queue anything";
+}
+
+}  // namespace
+}  // namespace flopspack::pack

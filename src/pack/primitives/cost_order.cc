@@ -1,0 +1,79 @@
+#include "pack/primitives/cost_order.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace flopspack::pack {
+
+std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
+  const size_t n = costs.size();
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
+  if (n < kCostOrderRadixMin) {
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return costs[a] != costs[b] ? costs[a] > costs[b] : a < b;
+    });
+    return order;
+  }
+  // 16-bit digits (4 passes) for large inputs; 8-bit digits (8 passes over
+  // 2 KB of counters) below 2^16 items, where clearing 4 x 2^16 counters
+  // would cost more than the passes.
+  const int digit_bits = n < (size_t{1} << 16) ? 8 : 16;
+  const size_t buckets = size_t{1} << digit_bits;
+  const uint64_t mask = buckets - 1;
+  const int passes = 64 / digit_bits;
+  std::vector<uint64_t> key(n), key_tmp(n);
+  std::vector<uint32_t> count(static_cast<size_t>(passes) * buckets, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0.0
+    uint64_t bits;
+    std::memcpy(&bits, &c, sizeof(bits));
+    key[i] = ~bits;
+    for (int p = 0; p < passes; ++p) ++count[p * buckets + ((key[i] >> (p * digit_bits)) & mask)];
+  }
+  std::vector<int32_t> order_tmp(n);
+  for (int p = 0; p < passes; ++p) {
+    const int shift = p * digit_bits;
+    uint32_t* start = count.data() + p * buckets;
+    if (start[(key[0] >> shift) & mask] == n) continue;  // one digit: nothing to do
+    uint32_t sum = 0;
+    for (size_t d = 0; d < buckets; ++d) {
+      const uint32_t here = start[d];
+      start[d] = sum;
+      sum += here;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t at = start[(key[i] >> shift) & mask]++;
+      key_tmp[at] = key[i];
+      order_tmp[at] = order[i];
+    }
+    key.swap(key_tmp);
+    order.swap(order_tmp);
+  }
+  return order;
+}
+
+std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
+                                         absl::Span<const int64_t> lengths, int64_t max_length) {
+  const size_t n = costs.size();
+  if (n < kCostOrderRadixMin || max_length > 4 * static_cast<int64_t>(n) + (int64_t{1} << 16)) {
+    return CostDescendingOrder(costs);
+  }
+  // Stable counting sort on max_length - length: longest first, ties by index.
+  std::vector<int32_t> start(static_cast<size_t>(max_length) + 1, 0);
+  for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
+  for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) {
+    order[start[static_cast<size_t>(max_length - lengths[i])]++] = static_cast<int32_t>(i);
+  }
+  // It is the cost order exactly when every neighbouring pair is in it.
+  for (size_t k = 1; k < n; ++k) {
+    const double a = costs[order[k - 1]] == 0 ? 0.0 : costs[order[k - 1]];
+    const double b = costs[order[k]] == 0 ? 0.0 : costs[order[k]];
+    if (a < b || (a == b && order[k - 1] > order[k])) return CostDescendingOrder(costs);
+  }
+  return order;
+}
+
+}  // namespace flopspack::pack

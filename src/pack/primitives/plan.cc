@@ -1,0 +1,129 @@
+#include "pack/primitives/plan.h"
+
+#include <algorithm>
+
+#include "util/checked.h"
+
+namespace flopspack::pack {
+
+void Plan::AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> tokens,
+                    int64_t computed_tokens, double cost) {
+  items_.insert(items_.end(), items.begin(), items.end());
+  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
+  offsets_.push_back(static_cast<int64_t>(items_.size()));
+  int64_t real = 0;
+  for (int64_t t : tokens) real += t;
+  real_tokens_.push_back(real);
+  computed_tokens_.push_back(computed_tokens);
+  costs_.push_back(cost);
+}
+
+void Plan::SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
+                     std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
+                     std::vector<double> costs) {
+  offsets_ = std::move(offsets);
+  items_ = std::move(items);
+  tokens_ = std::move(tokens);
+  computed_tokens_ = std::move(computed_tokens);
+  costs_ = std::move(costs);
+  const size_t groups = offsets_.size() - 1;
+  real_tokens_.assign(groups, 0);
+  for (size_t g = 0; g < groups; ++g) {
+    int64_t real = 0;
+    for (int64_t i = offsets_[g]; i < offsets_[g + 1]; ++i) real += tokens_[i];
+    real_tokens_[g] = real;
+  }
+}
+
+void Plan::SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots) {
+  ranks_ = std::move(ranks);
+  slots_ = std::move(slots);
+}
+
+void Plan::Reserve(size_t groups, size_t entries) {
+  offsets_.reserve(groups + 1);
+  real_tokens_.reserve(groups);
+  computed_tokens_.reserve(groups);
+  costs_.reserve(groups);
+  items_.reserve(entries);
+  tokens_.reserve(entries);
+}
+
+absl::Status CheckGroupCostSum(const Plan& plan, absl::string_view what) {
+  return util::CheckedCostSum(what, plan.group_costs()).status();
+}
+
+double BalanceEfficiency(absl::Span<const double> values) {
+  if (values.empty()) return 1.0;
+  double total = 0, largest = 0;
+  for (double v : values) {
+    total += v;
+    largest = std::max(largest, v);
+  }
+  if (largest <= 0) return 1.0;
+  return total / static_cast<double>(values.size()) / largest;
+}
+
+void ComputeGroupMetrics(Plan& plan, uint64_t num_items, double largest_item_cost,
+                         int64_t capacity) {
+  PlanMetrics& m = plan.metrics();
+  const size_t groups = plan.group_count();
+  m.num_groups = groups;
+  m.num_items = num_items;
+  m.capacity = capacity;
+  m.real_tokens = 0;
+  m.computed_tokens = 0;
+  m.total_cost = 0;
+  m.max_group_cost = 0;
+  m.min_group_cost = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    const double cost = plan.group_cost(g);
+    m.total_cost += cost;
+    m.max_group_cost = g == 0 ? cost : std::max(m.max_group_cost, cost);
+    m.min_group_cost = g == 0 ? cost : std::min(m.min_group_cost, cost);
+    m.real_tokens += plan.group_real_tokens(g);
+    m.computed_tokens += plan.group_computed_tokens(g);
+  }
+  m.mean_group_cost = groups ? m.total_cost / static_cast<double>(groups) : 0;
+  m.balance_efficiency = BalanceEfficiency(plan.group_costs());
+  m.lower_bound = std::max(m.mean_group_cost, largest_item_cost);
+  m.gap_to_lower_bound = m.lower_bound > 0 ? m.max_group_cost / m.lower_bound - 1 : 0;
+  m.fill = capacity > 0 && groups > 0
+               ? static_cast<double>(m.real_tokens) /
+                     (static_cast<double>(groups) * static_cast<double>(capacity))
+               : 0;
+  m.padding_efficiency = m.computed_tokens > 0 ? static_cast<double>(m.real_tokens) /
+                                                     static_cast<double>(m.computed_tokens)
+                                               : 1.0;
+}
+
+void ComputeRankMetrics(Plan& plan, uint64_t num_ranks, uint64_t slots_per_rank,
+                        double largest_item_cost) {
+  PlanMetrics& m = plan.metrics();
+  m.num_ranks = num_ranks;
+  m.microbatches_per_rank = slots_per_rank;
+  std::vector<double> rank_cost(num_ranks, 0.0);
+  std::vector<std::vector<double>> slot_cost(slots_per_rank, std::vector<double>(num_ranks, 0.0));
+  for (size_t g = 0; g < plan.group_count(); ++g) {
+    const int64_t r = plan.group_rank(g);
+    const int64_t s = plan.group_slot(g);
+    rank_cost[r] += plan.group_cost(g);
+    if (static_cast<uint64_t>(s) < slots_per_rank) slot_cost[s][r] += plan.group_cost(g);
+  }
+  double total = 0;
+  m.max_rank_cost = 0;
+  for (double c : rank_cost) {
+    total += c;
+    m.max_rank_cost = std::max(m.max_rank_cost, c);
+  }
+  m.mean_rank_cost = num_ranks ? total / static_cast<double>(num_ranks) : 0;
+  m.rank_balance_efficiency = BalanceEfficiency(rank_cost);
+  m.rank_lower_bound = std::max(m.mean_rank_cost, largest_item_cost);
+  m.rank_gap_to_lower_bound = m.rank_lower_bound > 0 ? m.max_rank_cost / m.rank_lower_bound - 1 : 0;
+  m.worst_slot_balance = 1.0;
+  for (const std::vector<double>& costs : slot_cost) {
+    m.worst_slot_balance = std::min(m.worst_slot_balance, BalanceEfficiency(costs));
+  }
+}
+
+}  // namespace flopspack::pack

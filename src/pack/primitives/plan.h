@@ -1,0 +1,119 @@
+// The result every packer, balancer, step planner and bucket sampler returns:
+// groups of input items in CSR form, the tokens each item contributes to its
+// group (a split document appears in several groups), per-group totals, the
+// (rank, slot) of each group for step plans, the items that were deferred or
+// dropped, and the metrics of the public flopspack_plan_metrics (docs/algorithms.md).
+#ifndef FLOPSPACK_PACK_PRIMITIVES_PLAN_H_
+#define FLOPSPACK_PACK_PRIMITIVES_PLAN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace flopspack::pack {
+
+// Mirrors flopspack_plan_metrics field by field (see the public header for
+// the meaning of each).
+struct PlanMetrics {
+  uint64_t num_groups = 0;
+  uint64_t num_items = 0;
+  double max_group_cost = 0, mean_group_cost = 0, min_group_cost = 0, total_cost = 0;
+  double balance_efficiency = 0;
+  double lower_bound = 0, gap_to_lower_bound = 0;
+  int64_t real_tokens = 0;
+  int64_t computed_tokens = 0;
+  int64_t capacity = 0;
+  double fill = 0;
+  double padding_efficiency = 0;
+  uint64_t num_ranks = 0, microbatches_per_rank = 0;
+  double max_rank_cost = 0, mean_rank_cost = 0, rank_balance_efficiency = 0;
+  double rank_lower_bound = 0, rank_gap_to_lower_bound = 0;
+  double worst_slot_balance = 0;
+  uint64_t split_items = 0, truncated_items = 0, deferred_items = 0, dropped_items = 0;
+  int64_t truncated_tokens = 0, deferred_tokens = 0, dropped_tokens = 0;
+  uint64_t num_steps = 0;
+  double diversity_distance = 0, diversity_distance_samples = 0;
+};
+
+class Plan {
+ public:
+  Plan() : offsets_{0} {}
+
+  // Appends a group. items and tokens have equal sizes; computed_tokens is
+  // the tokens the group costs to run (>= the sum of tokens when padded).
+  void AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> tokens,
+                int64_t computed_tokens, double cost);
+  // Replaces all groups at once from CSR arrays (moved in, no copy):
+  // offsets has groups + 1 entries from 0 to items.size(); tokens matches
+  // items; computed_tokens and costs have one entry per group.
+  void SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
+                 std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
+                 std::vector<double> costs);
+  // Assigns (rank, slot) to every group; sizes equal group_count().
+  void SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots);
+  void Reserve(size_t groups, size_t entries);
+
+  size_t group_count() const { return offsets_.size() - 1; }
+  absl::Span<const int64_t> group_items(size_t g) const {
+    return absl::MakeConstSpan(items_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
+  }
+  absl::Span<const int64_t> group_tokens(size_t g) const {
+    return absl::MakeConstSpan(tokens_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
+  }
+  int64_t group_real_tokens(size_t g) const { return real_tokens_[g]; }
+  int64_t group_computed_tokens(size_t g) const { return computed_tokens_[g]; }
+  double group_cost(size_t g) const { return costs_[g]; }
+  bool has_slots() const { return !ranks_.empty(); }
+  int64_t group_rank(size_t g) const { return ranks_[g]; }
+  int64_t group_slot(size_t g) const { return slots_[g]; }
+  absl::Span<const double> group_costs() const { return costs_; }
+
+  std::vector<int64_t>& deferred() { return deferred_; }
+  const std::vector<int64_t>& deferred() const { return deferred_; }
+  std::vector<int64_t>& dropped() { return dropped_; }
+  const std::vector<int64_t>& dropped() const { return dropped_; }
+
+  PlanMetrics& metrics() { return metrics_; }
+  const PlanMetrics& metrics() const { return metrics_; }
+
+ private:
+  std::vector<int64_t> offsets_;
+  std::vector<int64_t> items_;
+  std::vector<int64_t> tokens_;
+  std::vector<int64_t> real_tokens_;
+  std::vector<int64_t> computed_tokens_;
+  std::vector<double> costs_;
+  std::vector<int64_t> ranks_;
+  std::vector<int64_t> slots_;
+  std::vector<int64_t> deferred_;
+  std::vector<int64_t> dropped_;
+  PlanMetrics metrics_;
+};
+
+// Fills the group-level metrics from the plan's groups: cost statistics,
+// balance efficiency, lower bound max(total / groups, largest_item_cost) and
+// the gap to it, real and computed tokens, fill (when capacity > 0) and
+// padding efficiency. Leaves rank-, step- and loss-related fields alone.
+void ComputeGroupMetrics(Plan& plan, uint64_t num_items, double largest_item_cost,
+                         int64_t capacity);
+
+// For a plan whose groups carry (rank, slot): rank costs, rank balance,
+// rank lower bound max(total / ranks, largest_item_cost), worst per-slot
+// balance.
+void ComputeRankMetrics(Plan& plan, uint64_t num_ranks, uint64_t slots_per_rank,
+                        double largest_item_cost);
+
+// OutOfRange naming `what` when the plan's group costs (each finite) sum
+// past what a double holds: its metrics would be inf or NaN. Call before
+// ComputeGroupMetrics wherever group costs come from a cost model.
+absl::Status CheckGroupCostSum(const Plan& plan, absl::string_view what);
+
+// mean / max of values (1 for empty or all-zero input).
+double BalanceEfficiency(absl::Span<const double> values);
+
+}  // namespace flopspack::pack
+
+#endif  // FLOPSPACK_PACK_PRIMITIVES_PLAN_H_
