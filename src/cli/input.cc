@@ -6,6 +6,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -93,19 +94,49 @@ void ForEachLine(const std::string& bytes, Fn&& fn) {
   }
 }
 
-std::string ReadAll(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    return buffer.str();
+// Reads the whole input. Unless it is a .npy array (by the magic of its
+// first bytes), a line longer than max_line is rejected as soon as it has
+// been read, naming the line: a 2 GB line is no length, and reading all of
+// it first took 3.9 GB (issue 21). max_line 0 = no limit.
+std::string ReadAll(const std::string& path, const std::string& source, size_t max_line) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) {
+      throw InputError(absl::StrFormat("%s: cannot open: %s", path, std::strerror(errno)));
+    }
+    in = &file;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(absl::StrFormat("%s: cannot open: %s", path, std::strerror(errno)));
+  std::string bytes;
+  std::vector<char> chunk(size_t{1} << 20);
+  bool binary = false;
+  size_t line_start = 0;  // offset of the current line's first byte
+  int64_t line = 1;
+  while (*in) {
+    in->read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const size_t got = static_cast<size_t>(in->gcount());
+    if (got == 0) break;
+    const size_t old_size = bytes.size();
+    bytes.append(chunk.data(), got);
+    if (old_size < 6 && bytes.size() >= 6) binary = bytes.compare(0, 6, kNpyMagic) == 0;
+    if (max_line == 0 || binary) continue;
+    auto too_long = [&] {
+      return InputError(absl::StrFormat(
+          "%s:%d: the line is longer than %d bytes: not a length (is this a text file of "
+          "lengths?)",
+          source, line, max_line));
+    };
+    for (size_t i = old_size; i < bytes.size(); ++i) {
+      if (bytes[i] != '\n') continue;
+      if (i - line_start > max_line) throw too_long();
+      line_start = i + 1;
+      ++line;
+    }
+    if (bytes.size() - line_start > max_line) throw too_long();  // still open
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    throw InputError(absl::StrFormat("%s: read error: %s", path, std::strerror(errno)));
+  if (in->bad()) {
+    throw InputError(absl::StrFormat("%s: read error: %s", source, std::strerror(errno)));
   }
   return bytes;
 }
@@ -250,7 +281,11 @@ Lengths ParseNpy(const std::string& source, const std::string& bytes) {
     if (part.empty()) continue;
     size_t extent = 0;
     if (!absl::SimpleAtoi(part, &extent)) throw fail("bad shape");
-    count *= extent;
+    // A shape like (2^62 + 1,) must not wrap the element count (or, below,
+    // count x width) into a small number that passes the size check.
+    if (__builtin_mul_overflow(count, extent, &count)) {
+      throw fail(absl::StrCat("shape (", value_of("shape"), ") overflows the element count"));
+    }
     if (extent != 1) ++dims;
   }
   if (dims > 1) {
@@ -272,7 +307,7 @@ Lengths ParseNpy(const std::string& source, const std::string& bytes) {
   }
   const bool is_signed = descr[1] == 'i';
   const bool big_endian = descr[0] == '>';
-  if (bytes.size() - offset < count * width) {
+  if ((bytes.size() - offset) / width < count) {
     throw InputError(absl::StrFormat("%s: the header says %d elements but the file holds %d",
                                      source, count, (bytes.size() - offset) / width));
   }
@@ -307,13 +342,16 @@ Lengths ParseNpy(const std::string& source, const std::string& bytes) {
 
 Lengths ReadLengths(const std::string& path, const std::string& column) {
   const std::string source = path == "-" ? "<stdin>" : path;
-  const std::string bytes = ReadAll(path);
-  if (bytes.compare(0, 6, kNpyMagic) == 0) return ParseNpy(source, bytes);
-  if (absl::EndsWith(path, ".npy")) return ParseNpy(source, bytes);
+  const bool npy = absl::EndsWith(path, ".npy");
   const bool tsv = absl::EndsWith(path, ".tsv");
-  if (!column.empty() || tsv || absl::EndsWith(path, ".csv")) {
-    return ParseCsv(source, bytes, column, tsv ? '\t' : ',');
-  }
+  const bool csv = !column.empty() || tsv || absl::EndsWith(path, ".csv");
+  const std::string bytes = ReadAll(path, source,
+                                    npy   ? 0
+                                    : csv ? kMaxCsvLineBytes
+                                          : kMaxTextLineBytes);
+  if (bytes.compare(0, 6, kNpyMagic) == 0) return ParseNpy(source, bytes);
+  if (npy) return ParseNpy(source, bytes);
+  if (csv) return ParseCsv(source, bytes, column, tsv ? '\t' : ',');
   return ParseText(source, bytes);
 }
 

@@ -6,10 +6,13 @@
 // value itself, e.g.
 //   data.txt:17: 'abc' is not a length: expected a positive integer
 // and maps to exit code 1. The whole input is read into memory first; a
-// file of ten million lengths takes about 80 MB while being parsed.
+// file of ten million lengths takes about 80 MB while being parsed. A line
+// longer than kMaxTextLineBytes (text) or kMaxCsvLineBytes (CSV) is
+// rejected as soon as it is read, before the rest of the file.
 #ifndef FLOPSPACK_CLI_INPUT_H_
 #define FLOPSPACK_CLI_INPUT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +20,11 @@
 namespace flopspack::cli {
 
 enum class InputFormat { kText, kCsv, kNpy };
+
+// The longest line a text input (one length per line, or a comment) and a
+// CSV record may have.
+inline constexpr size_t kMaxTextLineBytes = size_t{1} << 20;
+inline constexpr size_t kMaxCsvLineBytes = size_t{64} << 20;
 
 struct Lengths {
   std::string source;  // the path as given, or "<stdin>"

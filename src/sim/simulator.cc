@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "stats/order_statistics.h"
+#include "util/checked.h"
 #include "util/random.h"
 #include "util/validate.h"
 
@@ -207,6 +208,13 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
       slowest = std::max(slowest, c);
       if (independent) reservoir.Add(c);
     }
+    // Finite microbatch costs whose sums are not (a custom model near
+    // DBL_MAX) would make every efficiency NaN: reject, naming the step.
+    if (!std::isfinite(total) || !std::isfinite(useful_total) ||
+        !std::isfinite(sum_time + slowest)) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "rank cost: the costs of step %u sum past what a double holds; rescale the costs", step));
+    }
     StepRecord rec;
     rec.step_time = slowest;
     rec.mean_rank_cost = total / static_cast<double>(ranks);
@@ -219,8 +227,11 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
     sum_padding += rec.padding_efficiency;
     sum_time += slowest;
     sum_useful_mean += useful_total / static_cast<double>(ranks);
-    r.real_tokens += real;
-    r.computed_tokens += computed;
+    if (!util::AddInt64(r.real_tokens, real, &r.real_tokens) ||
+        !util::AddInt64(r.computed_tokens, computed, &r.computed_tokens)) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "real_tokens: the tokens of %u steps overflow int64; simulate fewer steps", step + 1));
+    }
     const size_t bin = std::min(kEfficiencyBins - 1,
                                 static_cast<size_t>(rec.balance_efficiency * kEfficiencyBins));
     ++efficiency_bins[bin];

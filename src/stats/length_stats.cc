@@ -139,6 +139,14 @@ absl::Status LengthStats::Finish() {
     cum_tokens_[i] = tokens;
     if (has_cost_) {
       cost += static_cast<double>(counts_[i]) * costs_[i];
+      // Finite costs whose total is not would make every cost share,
+      // weighted quantile and CDF NaN.
+      if (!std::isfinite(cost)) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "the total cost of the documents overflows a double at length %d (cost %g each); "
+            "rescale the costs",
+            lengths_[i], costs_[i]));
+      }
       cum_costs_[i] = cost;
       max_cost_ = std::max(max_cost_, costs_[i]);
     }

@@ -898,6 +898,17 @@ std::vector<Row> Rows() {
         flopspack_cost_model_destroy(model);
         return st;
       });
+  add("SamplerCostSumOverflow", "`flopspack_bucket_sampler_epoch`, `_step`",
+      "finite batch costs whose sum (or a batch's samples x sequence cost) overflows a double",
+      FLOPSPACK_OUT_OF_RANGE, "batch cost: the sum of costs overflows a double", [](Outs& o) {
+        static const int64_t eight[] = {8, 8, 8, 8};
+        flopspack_bucket_sampler_options so = Sampler(8);
+        flopspack_bucket_sampler* sampler = nullptr;
+        flopspack_bucket_sampler_create(&so, Huge(), eight, 4, &sampler);
+        const flopspack_status s = flopspack_bucket_sampler_epoch(sampler, 0, &o.plan);
+        flopspack_bucket_sampler_destroy(sampler);
+        return s;
+      });
   add("SamplerStepOutOfRange", "`flopspack_bucket_sampler_step`", "step >= steps per epoch",
       FLOPSPACK_OUT_OF_RANGE, "step 1000",
       [](Outs& o) { return flopspack_bucket_sampler_step(NewSampler(), 0, 1000, &o.plan); });
@@ -1074,6 +1085,14 @@ std::vector<Row> Rows() {
             flopspack_stats_create_from_histogram(lengths, counts, 1, nullptr, &stats);
         return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
       });
+  add("StatsCostSumOverflow", "`flopspack_stats_create`, `_create_from_histogram`, `_merge`",
+      "finite document costs whose total overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "the total cost of the documents overflows a double", [](Outs& o) {
+        static const int64_t eight[] = {8, 8, 8};
+        auto* stats = reinterpret_cast<flopspack_stats*>(o.plan);
+        const flopspack_status s = flopspack_stats_create(eight, 3, Huge(), &stats);
+        return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
+      });
   add("StatsHistogramBuffer", "`flopspack_stats_histogram`, `_entries`",
       "a capacity below the number of bins or entries (nothing written)",
       FLOPSPACK_BUFFER_TOO_SMALL, "capacity = 2 but the histogram has", [](Outs& o) {
@@ -1156,6 +1175,21 @@ std::vector<Row> Rows() {
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
         const flopspack_status s = flopspack_simulate(kThree, 3, model, &so, &result);
         flopspack_cost_model_destroy(model);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateCostSumOverflow", "`flopspack_simulate`, `_sweep`",
+      "finite microbatch costs whose rank or step sums overflow a double", FLOPSPACK_OUT_OF_RANGE,
+      "rank cost: the costs of step 0 sum past what a double holds", [](Outs& o) {
+        static const int64_t eight[] = {8, 8, 8, 8};
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.num_ranks = 1;
+        so.microbatches_per_rank = 3;
+        so.tokens_per_microbatch = 8;
+        so.num_steps = 2;
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(eight, 4, Huge(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });

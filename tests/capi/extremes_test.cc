@@ -470,6 +470,81 @@ TEST(ExtremesTest, CostSumsOverflowingADoubleAreOutOfRange) {
   flopspack_stream_packer_destroy(packer);
 }
 
+// The bucket sampler, statistics and the straggler emulator: the same.
+TEST(ExtremesTest, CostSumsOverflowingADoubleAreOutOfRangeInSamplerStatsSimulate) {
+  const int64_t eight[] = {8, 8, 8, 8};
+  flopspack_plan* plan = nullptr;
+  // A batch of 4 samples x 1e308: the batch cost itself overflows.
+  flopspack_bucket_sampler_options bo;
+  flopspack_bucket_sampler_options_init(&bo);
+  bo.max_padded_tokens = 100;
+  flopspack_bucket_sampler* sampler = nullptr;
+  ASSERT_EQ(flopspack_bucket_sampler_create(&bo, Huge(), eight, 4, &sampler), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  EXPECT_FLOPSPACK_ERROR(flopspack_bucket_sampler_epoch(sampler, 0, &plan), FLOPSPACK_OUT_OF_RANGE,
+                         "batch cost: 4 samples x sequence cost 1e+308 overflows a double");
+  EXPECT_EQ(plan, nullptr);
+  flopspack_bucket_sampler_destroy(sampler);
+  // Four batches of one sample, 1e308 each: their sum overflows.
+  bo.max_padded_tokens = 8;
+  ASSERT_EQ(flopspack_bucket_sampler_create(&bo, Huge(), eight, 4, &sampler), FLOPSPACK_OK);
+  EXPECT_FLOPSPACK_ERROR(flopspack_bucket_sampler_step(sampler, 0, 0, &plan),
+                         FLOPSPACK_OUT_OF_RANGE,
+                         "batch cost: the sum of costs overflows a double at index 1");
+  EXPECT_EQ(plan, nullptr);
+  flopspack_bucket_sampler_destroy(sampler);
+
+  // stats: the total cost of three documents of 1e308.
+  flopspack_stats* stats = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_stats_create(eight, 3, Huge(), &stats), FLOPSPACK_OUT_OF_RANGE,
+                         "the total cost of the documents overflows a double");
+  EXPECT_EQ(stats, nullptr);
+  const int64_t one_length[] = {8};
+  const uint64_t counts[] = {3};
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_stats_create_from_histogram(one_length, counts, 1, Huge(), &stats),
+      FLOPSPACK_OUT_OF_RANGE, "the total cost of the documents overflows a double");
+
+  // simulate: one document per microbatch, three microbatches per rank.
+  flopspack_simulate_options so;
+  flopspack_simulate_options_init(&so);
+  so.num_ranks = 1;
+  so.microbatches_per_rank = 3;
+  so.tokens_per_microbatch = 8;
+  so.num_steps = 2;
+  flopspack_simulate_result* result = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(eight, 4, Huge(), &so, &result), FLOPSPACK_OUT_OF_RANGE,
+                         "rank cost: the costs of step 0 sum past");
+  EXPECT_EQ(result, nullptr);
+}
+
+// The bucket sampler's padded tokens (samples x longest, summed into
+// computed_tokens) must fit int64: creation refuses data whose samples x
+// longest length does not, and at the edge the epoch's totals are exact.
+TEST(ExtremesTest, SamplerPaddedTokensNeverOverflow) {
+  const int64_t over[] = {int64_t{1} << 62, (int64_t{1} << 62) - 1};
+  flopspack_bucket_sampler_options bo;
+  flopspack_bucket_sampler_options_init(&bo);
+  bo.max_padded_tokens = kMax;
+  flopspack_bucket_sampler* sampler = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_bucket_sampler_create(&bo, nullptr, over, 2, &sampler),
+                         FLOPSPACK_OUT_OF_RANGE,
+                         "2 samples x longest length 4611686018427387904 overflows int64");
+  EXPECT_EQ(sampler, nullptr);
+  const int64_t edge[] = {kMax / 2, kMax / 2};
+  ASSERT_EQ(flopspack_bucket_sampler_create(&bo, nullptr, edge, 2, &sampler), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_bucket_sampler_epoch(sampler, 0, &plan), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  const ReadPlan r = ReadBack(plan);
+  EXPECT_EQ(r.metrics.computed_tokens, kMax - 1);
+  EXPECT_EQ(r.metrics.real_tokens, kMax - 1);
+  EXPECT_TRUE(std::isfinite(r.metrics.balance_efficiency));
+  flopspack_plan_destroy(plan);
+  flopspack_bucket_sampler_destroy(sampler);
+}
+
 // pack: sequences x capacity (the computed_tokens metric) must fit int64.
 TEST(ExtremesTest, PackComputedTokensNeverOverflow) {
   const int64_t a = kMax / 3;

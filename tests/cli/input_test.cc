@@ -47,7 +47,7 @@ std::string Npy(const std::string& descr, const std::string& shape, const std::s
   return out + header + data;
 }
 
-std::string Le64(std::initializer_list<int64_t> values) {
+std::string Le64(const std::vector<int64_t>& values) {
   std::string out;
   for (int64_t v : values) {
     for (int b = 0; b < 8; ++b)
@@ -149,6 +149,46 @@ TEST(NpyTest, Errors) {
   EXPECT_EQ(ErrorOf([] { ParseNpy("a.npy", Npy("<i8", "0,", "")); }),
             "a.npy: no lengths found (empty input)");
   EXPECT_EQ(ErrorOf([] { ParseNpy("a.npy", "hello"); }), "a.npy: not a valid .npy file: bad magic");
+}
+
+// Issue 21 item 10: shape (2^62 + 1,) made count x 8 wrap to 8, passed the
+// size check and died in vector::reserve (exit 3, internal error). Shapes
+// whose element count or byte size overflows are bad input (exit 1).
+TEST(NpyTest, HugeShapesAreBadInputNotInternalErrors) {
+  EXPECT_EQ(ErrorOf([] { ParseNpy("a.npy", Npy("<i8", "4611686018427387905,", Le64({5}))); }),
+            "a.npy: the header says 4611686018427387905 elements but the file holds 1");
+  EXPECT_EQ(ErrorOf([] { ParseNpy("a.npy", Npy("<i8", "18446744073709551615,", Le64({5}))); }),
+            "a.npy: the header says 18446744073709551615 elements but the file holds 1");
+  EXPECT_EQ(ErrorOf([] { ParseNpy("a.npy", Npy("<i8", "4294967296, 4294967297", Le64({5}))); }),
+            "a.npy: not a valid .npy file: shape (4294967296, 4294967297) overflows the element "
+            "count");
+}
+
+// Issue 21 item 12: a 2 GB line was read whole (3.9 GB peak) before being
+// rejected. A line over the limit is rejected once read, naming the line;
+// a .npy array (binary, few newlines) has no line limit.
+TEST(ReadLengthsTest, OverlongLinesAreRejectedWhileReading) {
+  const std::string dir = ::testing::TempDir();
+  const std::string txt = dir + "/long_line.txt";
+  {
+    std::ofstream out(txt, std::ios::binary);
+    out << "5\n7\n" << std::string(kMaxTextLineBytes + 1, '9') << "\n3\n";
+  }
+  EXPECT_EQ(ErrorOf([&] { ReadLengths(txt, ""); }),
+            txt +
+                ":3: the line is longer than 1048576 bytes: not a length (is this a text file "
+                "of lengths?)");
+  // Exactly at the limit: read, then rejected as a value (too large for int64).
+  {
+    std::ofstream out(txt, std::ios::binary);
+    out << "5\n" << std::string(kMaxTextLineBytes, ' ') << "\n";
+  }
+  EXPECT_EQ(ReadLengths(txt, "").values, (Values{5}));
+  // A .npy array without a single '\n' byte: one 3 MiB "line", no limit.
+  const std::string npy = dir + "/many_no_extension";
+  std::vector<int64_t> many(size_t{3} << 17, 0x0101010101010101);
+  std::ofstream(npy, std::ios::binary) << Npy("<i8", std::to_string(many.size()) + ",", Le64(many));
+  EXPECT_EQ(ReadLengths(npy, "").values.size(), many.size());
 }
 
 TEST(ReadLengthsTest, DispatchesOnContentAndExtension) {

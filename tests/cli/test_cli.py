@@ -305,6 +305,34 @@ def test_plan_compare_and_errors(small_txt):
     assert f"{small_txt}:5: length 1200 exceeds --capacity=1024" in result.stderr
 
 
+def test_plan_at_int64_max_capacity(tmp_path):
+    """Issue 21 item 1: --capacity 9223372036854775807 aborted with
+    munmap_chunk(): invalid pointer (a write to microbatch -1)."""
+    path = tmp_path / "two.txt"
+    path.write_text("5\n7\n")
+    for ranks in ("1", "3"):
+        doc = run_json("plan", "--cost=tokens", "--capacity=9223372036854775807",
+                       f"--ranks={ranks}", "--plan", path)
+        placed = [0, 0]
+        for g in doc["groups"]:
+            for item, tokens in zip(g["items"], g["tokens"]):
+                placed[item] += tokens
+        assert placed == [5, 7]
+
+
+def test_npy_with_a_wrapping_shape_is_bad_input(tmp_path):
+    """Issue 21 item 10: shape (2^62 + 1,) passed the size check by
+    wrap-around and exited 3 (internal error: vector::reserve)."""
+    header = "{'descr': '<i8', 'fortran_order': False, 'shape': (4611686018427387905,), }"
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    data = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode()
+    data += (5).to_bytes(8, "little")
+    path = tmp_path / "huge.npy"
+    path.write_bytes(data)
+    result = run("stats", path, check=1)
+    assert "the header says 4611686018427387905 elements but the file holds 1" in result.stderr
+
+
 def test_pack_offline_algorithms_match_the_library(lib, small_txt):
     from flopspack_ctypes import pack
     model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "pack/buckets/buckets.h"
 #include "pack/primitives/lpt.h"
+#include "util/checked.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -258,7 +259,13 @@ absl::StatusOr<double> BucketSampler::BatchCost(absl::Span<const int64_t> member
   // CostModel::PaddedBatchCost's definition: n * SequenceCost({longest}).
   absl::StatusOr<double> one = model_->SequenceCost({&longest, 1});
   if (!one.ok()) return one.status();
-  return static_cast<double>(members.size()) * *one;
+  const double cost = static_cast<double>(members.size()) * *one;
+  if (!std::isfinite(cost)) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "batch cost: %u samples x sequence cost %g overflows a double; rescale the costs",
+        members.size(), *one));
+  }
+  return cost;
 }
 
 absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::BuildLayout(
@@ -272,6 +279,10 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
   std::vector<int64_t> batch_start, batch_size, batch_longest, batch_tokens;
   std::vector<double> batch_cost;
   batch_start.reserve(num_batches_ + bucket_items_.size());
+  // Padded tokens of every batch, summed into the plan's computed_tokens:
+  // checked, since samples x longest (and their total) can pass int64
+  // with a budget near INT64_MAX or a cost budget.
+  int64_t padded_total = 0;
   for (size_t b = 0; b < num_buckets; ++b) {
     const std::vector<int64_t>& items = bucket_items_[b];
     if (items.empty()) continue;
@@ -289,6 +300,14 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
         longest = std::max(longest, lengths_[pool[k]]);
         tokens += lengths_[pool[k]];
       }
+      int64_t padded = 0;
+      if (!util::MulInt64(count, longest, &padded) ||
+          !util::AddInt64(padded_total, padded, &padded_total)) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "padded tokens: the epoch's batches (samples x longest sample) total more than "
+            "int64 at a batch of %d samples of up to %d tokens",
+            count, longest));
+      }
       absl::StatusOr<double> cost =
           BatchCost(absl::MakeConstSpan(pool).subspan(at, count), longest);
       if (!cost.ok()) return cost.status();
@@ -301,6 +320,10 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
     }
   }
   const size_t total = batch_start.size();
+  // Every rank, step and epoch cost is a sum of batch costs.
+  if (absl::StatusOr<double> sum = util::CheckedCostSum("batch cost", batch_cost); !sum.ok()) {
+    return sum.status();
+  }
 
   auto layout = std::make_shared<Layout>();
   // Drop-last: the batches with the fewest real tokens, ties by batch id.
