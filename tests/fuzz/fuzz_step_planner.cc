@@ -192,7 +192,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (in.ConsumeIntegralInRange(0, 5)) {
       case 0:
       case 1: {
-        std::vector<int64_t> lengths = fuzz::ConsumeLengths(in, 12, fuzz::Twice(cap));
+        std::vector<int64_t> lengths =
+            fuzz::ConsumeLengths(in, 12, std::min<int64_t>(400, fuzz::Twice(cap)));
         fuzz::MaybeExtremeLength(in, lengths);
         int64_t first = -1;
         const flopspack_status pushed =
