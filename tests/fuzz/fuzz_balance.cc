@@ -69,6 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 2:
         c = -1;
         break;
+      case 3:  // finite, but a few sum to infinity (issue 21)
+        c = fuzz::ConsumeExtremeCost(in);
+        break;
       default:
         c = in.ConsumeIntegralInRange(0, 1000) * 0.5;
         break;
@@ -93,9 +96,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                            (options.equal_count != 0 && options.equal_count != 1) ||
                            (options.refine != 0 && options.refine != 1) || cap < 0 ||
                            options.max_refine_steps < 0 || (cap > 0 && !with_tokens && n > 0);
+  double cost_sum = 0;
+  for (double c : costs) cost_sum += c;
+  const bool sum_overflows = !bad_cost && !std::isfinite(cost_sum);
   if (status != FLOPSPACK_OK) {
     Require(plan == fuzz::Sentinel(), "out untouched on failure");
-    if (status == FLOPSPACK_INFEASIBLE) {
+    if (status == FLOPSPACK_OUT_OF_RANGE) {
+      Require(sum_overflows, "OUT_OF_RANGE only for costs whose sum overflows a double");
+    } else if (status == FLOPSPACK_INFEASIBLE) {
       Require(!bad_options && !bad_cost && !bad_token && cap > 0, "INFEASIBLE only under a cap");
       if (n <= 7 && k <= 3) {
         Require(!Feasible(tokens, k, cap, options.equal_count == 1),
@@ -108,9 +116,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   Require(!bad_options && !bad_cost && !bad_token, "bad input is never accepted");
+  Require(!sum_overflows, "costs whose sum overflows a double are never accepted");
 
   const fuzz::PlanData d = fuzz::Read(plan);
   fuzz::CheckGroupMetrics(d);
+  Require(std::isfinite(d.metrics.total_cost) && std::isfinite(d.metrics.mean_group_cost) &&
+              std::isfinite(d.metrics.balance_efficiency) &&
+              std::isfinite(d.metrics.gap_to_lower_bound),
+          "metrics finite");
   Require(d.groups.size() == static_cast<size_t>(k), "num_groups groups");
   std::vector<int64_t> placed, pieces;
   fuzz::CountPlaced(d, n, placed, pieces);

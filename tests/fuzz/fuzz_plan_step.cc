@@ -23,25 +23,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.num_ranks = in.ConsumeIntegralInRange<uint32_t>(0, 6);
   options.microbatches_per_rank = in.ConsumeIntegralInRange<uint32_t>(0, 4);
   options.algorithm = in.ConsumeIntegralInRange<int32_t>(-1, 4);
-  options.max_tokens_per_microbatch = in.ConsumeIntegralInRange<int64_t>(-1, 300);
+  const bool extreme_cap = in.ConsumeIntegralInRange(0, 7) == 0;
+  options.max_tokens_per_microbatch =
+      extreme_cap ? fuzz::ConsumeExtremeCap(in) : in.ConsumeIntegralInRange<int64_t>(-1, 300);
   options.seed = in.ConsumeIntegral<uint64_t>();
   options.ordering = in.ConsumeIntegralInRange<int32_t>(-1, 3);
   options.overflow = in.ConsumeIntegralInRange<int32_t>(-1, 4);
   const fuzz::Versioned<flopspack_step_options> versioned(options, fuzz::ConsumeTail(in),
                                                           in.ConsumeIntegralInRange<size_t>(1, 64));
   const int64_t cap = options.max_tokens_per_microbatch;
-  const std::vector<int64_t> lengths = fuzz::ConsumeLengths(in, 64, 2 * std::max<int64_t>(1, cap));
+  // Ordinary lengths stay ordinary under an extreme cap (random values up
+  // to INT64_MAX would only exercise the sum check).
+  std::vector<int64_t> lengths =
+      fuzz::ConsumeLengths(in, 64, std::min<int64_t>(600, fuzz::Twice(std::max<int64_t>(1, cap))));
+  const bool extreme = fuzz::MaybeExtremeLength(in, lengths) || extreme_cap;
 
   flopspack_plan* plan = fuzz::Sentinel();
   const flopspack_status status =
       flopspack_plan_step(versioned.get(), model, lengths.data(), lengths.size(), &plan);
 
-  bool bad_length = false, overlong = false;
+  bool bad_length = false, overlong = false, sum_overflows = false;
   int64_t total = 0;
   for (int64_t l : lengths) {
     bad_length |= l <= 0;
     overlong |= l > cap;
-    total += l;
+    sum_overflows |= l > 0 && __builtin_add_overflow(total, l, &total);
   }
   const int32_t policy = options.overflow;
   const bool bad_options =
@@ -61,10 +67,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 "INFEASIBLE only under ERROR or SPLIT");
         Require(options.microbatches_per_rank > 0, "M = 0 always finds room");
         if (policy == FLOPSPACK_OVERFLOW_SPLIT) {
-          Require(
-              total > static_cast<int64_t>(options.num_ranks) * options.microbatches_per_rank * cap,
-              "SPLIT is infeasible only when the batch exceeds R x M x cap");
+          Require(static_cast<__int128>(total) > static_cast<__int128>(options.num_ranks) *
+                                                     options.microbatches_per_rank * cap,
+                  "SPLIT is infeasible only when the batch exceeds R x M x cap");
         }
+        break;
+      case FLOPSPACK_OUT_OF_RANGE:
+        // Sums, products and piece counts beyond int64 or the plan limits:
+        // only reachable with extreme values (or a length sum that
+        // overflows, which only they make).
+        Require(extreme || sum_overflows, "OUT_OF_RANGE only for extreme values");
         break;
       default:
         Require(status == FLOPSPACK_INVALID_ARGUMENT, "bad input is INVALID_ARGUMENT");

@@ -162,7 +162,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.num_ranks = in.ConsumeIntegralInRange<uint32_t>(0, 4);
   options.microbatches_per_rank = in.ConsumeIntegralInRange<uint32_t>(0, 3);
   options.algorithm = in.ConsumeIntegralInRange<int32_t>(0, 3);
-  options.max_tokens_per_microbatch = in.ConsumeIntegralInRange<int64_t>(0, 200);
+  options.max_tokens_per_microbatch = in.ConsumeIntegralInRange(0, 7) == 0
+                                          ? fuzz::ConsumeExtremeCap(in)
+                                          : in.ConsumeIntegralInRange<int64_t>(0, 200);
   options.seed = in.ConsumeIntegral<uint64_t>();
   options.ordering = in.ConsumeIntegralInRange<int32_t>(0, 2);
   const int32_t policies[] = {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_SPLIT,
@@ -171,7 +173,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   flopspack_step_planner_options stream;
   flopspack_step_planner_options_init(&stream);
   stream.max_defer_steps = in.ConsumeIntegralInRange<uint32_t>(0, 3);
-  stream.tokens_per_step = in.ConsumeIntegralInRange<int64_t>(-1, 2000);
+  stream.tokens_per_step = in.ConsumeIntegralInRange(0, 7) == 0
+                               ? fuzz::ConsumeExtremeCap(in)
+                               : in.ConsumeIntegralInRange<int64_t>(-1, 2000);
   stream.outlier_min_tokens = in.ConsumeBool() ? in.ConsumeIntegralInRange<int64_t>(-1, 200) : 0;
   stream.max_outliers_per_step = in.ConsumeIntegralInRange<int64_t>(-1, 3);
 
@@ -188,25 +192,40 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (in.ConsumeIntegralInRange(0, 5)) {
       case 0:
       case 1: {
-        const std::vector<int64_t> lengths = fuzz::ConsumeLengths(in, 12, 2 * cap);
+        std::vector<int64_t> lengths =
+            fuzz::ConsumeLengths(in, 12, std::min<int64_t>(400, fuzz::Twice(cap)));
+        fuzz::MaybeExtremeLength(in, lengths);
         int64_t first = -1;
-        if (flopspack_step_planner_push(planner, lengths.data(), lengths.size(), &first) ==
-            FLOPSPACK_OK) {
+        const flopspack_status pushed =
+            flopspack_step_planner_push(planner, lengths.data(), lengths.size(), &first);
+        if (pushed == FLOPSPACK_OK) {
           Require(first == model.next_id, "first id = documents pushed so far");
           for (int64_t l : lengths) model.length[model.next_id++] = l;
         } else {
           // Push refuses non-positive lengths, documents over the cap unless
           // split, and (with M > 0) documents no step could hold.
+          // With M = 0, a document split into more pieces than a step's
+          // 2^24 microbatches hold; pending tokens past int64 (OUT_OF_RANGE).
           const int64_t per_step =
               stream.tokens_per_step > 0
                   ? stream.tokens_per_step
                   : static_cast<int64_t>(options.num_ranks) * options.microbatches_per_rank * cap;
-          bool bad = false;
+          const int64_t budget = (int64_t{1} << 24) / options.num_ranks * options.num_ranks;
+          bool bad = false, out_of_range = false;
+          int64_t pending = 0;
+          for (const auto& [id, length] : model.length) {
+            if (model.placed.count(id) == 0) pending += length;
+          }
           for (int64_t l : lengths) {
             bad |= l <= 0 || (!split && l > cap) ||
                    (options.microbatches_per_rank > 0 && l > per_step);
+            if (l <= 0) continue;
+            const int64_t pieces = l <= cap ? 1 : l / cap + (l % cap != 0);
+            out_of_range |= options.microbatches_per_rank == 0 && pieces > budget;
+            out_of_range |= __builtin_add_overflow(pending, l, &pending);
           }
-          Require(bad, "only bad pushes are rejected");
+          Require(bad || (out_of_range && pushed == FLOPSPACK_OUT_OF_RANGE),
+                  "only bad pushes are rejected");
         }
         break;
       }
@@ -250,7 +269,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                   "a flipped byte is rejected (checksum)");
           Require(restored == nullptr, "out untouched");
         } else {
-          const uint64_t value = in.ConsumeIntegral<uint64_t>();
+          // Half the time an extreme value (issue 21: a cap of INT64_MAX
+          // restored, then corrupted the heap on next()).
+          const uint64_t value = in.ConsumeBool()
+                                     ? static_cast<uint64_t>(fuzz::ConsumeExtremeLength(in))
+                                     : in.ConsumeIntegral<uint64_t>();
           const size_t field = std::min(at / 8 * 8, bytes.size() >= 16 ? bytes.size() - 16 : 0);
           for (size_t i = 0; i < 8 && field + i < bytes.size(); ++i) {
             bytes[field + i] = static_cast<uint8_t>(value >> (8 * i));

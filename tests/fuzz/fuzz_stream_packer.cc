@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "flopspack/flopspack.h"
+#include "fuzz_util.h"
 
 namespace {
 
@@ -20,6 +21,16 @@ void Require(bool condition, const char* what) {
     std::fprintf(stderr, "invariant violated: %s\n", what);
     std::abort();
   }
+}
+
+// Rewrites the trailing little-endian FNV-1a 64 checksum over the rest.
+void Reseal(std::vector<uint8_t>& bytes) {
+  uint64_t hash = 0xCBF29CE484222325ull;
+  for (size_t i = 0; i + 8 < bytes.size(); ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001B3ull;
+  }
+  for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<uint8_t>(hash >> (8 * i));
 }
 
 void Drain(flopspack_stream_packer* packer, int64_t capacity, std::vector<int64_t>& placed) {
@@ -72,9 +83,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 0: {
         std::vector<int64_t> lengths(in.ConsumeIntegralInRange<size_t>(0, 40));
         for (int64_t& l : lengths) l = in.ConsumeIntegralInRange<int64_t>(-1, 3 * options.capacity);
-        if (flopspack_stream_packer_push(packer, lengths.data(), lengths.size()) == FLOPSPACK_OK) {
+        // Extreme lengths (issue 21): truncated-token and token totals
+        // that would overflow int64, splits into more pieces than the
+        // pending chunk holds. Rejected whole, or accepted and accounted.
+        fuzz::MaybeExtremeLength(in, lengths);
+        const flopspack_status pushed =
+            flopspack_stream_packer_push(packer, lengths.data(), lengths.size());
+        if (pushed == FLOPSPACK_OK) {
           length_of.insert(length_of.end(), lengths.begin(), lengths.end());
           placed.resize(length_of.size(), 0);
+        } else {
+          Require(pushed == FLOPSPACK_INVALID_ARGUMENT || pushed == FLOPSPACK_OUT_OF_RANGE,
+                  "a push fails cleanly");
         }
         break;
       }
@@ -92,6 +112,58 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         Require(flopspack_stream_packer_save(packer, state.data(), state.size(), &needed) ==
                     FLOPSPACK_OK,
                 "save");
+        if (state.size() > 24 && in.ConsumeIntegralInRange(0, 3) == 0) {
+          // A field rewritten to an extreme value with a valid checksum: the
+          // parser must reject it, or restore a packer that only ever makes
+          // sequences within its capacity (a crafted state must not
+          // overflow a sum while being validated).
+          const size_t field =
+              8 + 8 * in.ConsumeIntegralInRange<size_t>(0, (state.size() - 24) / 8);
+          const int64_t value =
+              in.ConsumeBool() ? fuzz::ConsumeExtremeLength(in) : -fuzz::ConsumeExtremeLength(in);
+          for (int i = 0; i < 8; ++i) {
+            state[field + i] = static_cast<uint8_t>(static_cast<uint64_t>(value) >> (8 * i));
+          }
+          Reseal(state);
+          flopspack_stream_packer* forged = nullptr;
+          const flopspack_status s =
+              flopspack_stream_packer_restore(state.data(), state.size(), nullptr, &forged);
+          if (s != FLOPSPACK_OK) {
+            Require(s == FLOPSPACK_INVALID_ARGUMENT && forged == nullptr,
+                    "a forged state is rejected cleanly");
+            break;
+          }
+          flopspack_stream_totals totals{};
+          totals.struct_size = sizeof(totals);
+          Require(flopspack_stream_packer_totals(forged, &totals) == FLOPSPACK_OK, "totals");
+          int64_t forged_capacity = 0;  // the capacity field (after magic and version)
+          for (int i = 0; i < 8; ++i) {
+            forged_capacity |=
+                static_cast<int64_t>(static_cast<uint64_t>(state[16 + i]) << (8 * i));
+          }
+          if (totals.pieces_held <= 4096) {  // forged counts may be legal but large
+            const int64_t one = 1;
+            flopspack_stream_packer_push(forged, &one, 1);
+            Require(flopspack_stream_packer_flush(forged) == FLOPSPACK_OK, "flush forged");
+            flopspack_plan* plan = nullptr;
+            const flopspack_status t = flopspack_stream_packer_take(forged, &plan);
+            Require(t == FLOPSPACK_OK || t == FLOPSPACK_OUT_OF_RANGE, "take of a forged state");
+            for (size_t g = 0; t == FLOPSPACK_OK && g < flopspack_plan_group_count(plan); ++g) {
+              const int64_t* tokens = nullptr;
+              size_t n = 0;
+              Require(flopspack_plan_group(plan, g, nullptr, &tokens, &n) == FLOPSPACK_OK, "group");
+              int64_t used = 0;
+              for (size_t i = 0; i < n; ++i) {
+                Require(tokens[i] > 0 && tokens[i] <= forged_capacity, "forged piece in range");
+                used += tokens[i];
+              }
+              Require(used <= forged_capacity, "forged sequence within capacity");
+            }
+            flopspack_plan_destroy(plan);
+          }
+          flopspack_stream_packer_destroy(forged);
+          break;
+        }
         if (!state.empty() && in.ConsumeBool()) {
           state[in.ConsumeIntegralInRange<size_t>(0, state.size() - 1)] ^=
               in.ConsumeIntegralInRange<uint8_t>(1, 255);

@@ -9,11 +9,13 @@
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "flopspack/flopspack.h"
@@ -254,6 +256,39 @@ inline std::vector<int64_t> ConsumeLengths(FuzzedDataProvider& in, size_t max_n,
   }
   return lengths;
 }
+
+// Extreme but legal values (issue 21). Lengths: INT64_MAX and near it,
+// sums that overflow in pairs, and 2^40; each is either cheap to place
+// (with a cap near INT64_MAX, at most two pieces) or rejected at once
+// (split at a small cap it makes more pieces than any plan takes), so a
+// fuzz iteration stays fast. Caps: the same near-maximum values.
+inline int64_t ConsumeExtremeLength(FuzzedDataProvider& in) {
+  constexpr int64_t kMax = INT64_MAX;
+  constexpr int64_t kValues[] = {kMax,     kMax - 1,         kMax / 2 + 1,
+                                 kMax / 3, int64_t{1} << 62, int64_t{1} << 40};
+  return kValues[in.ConsumeIntegralInRange<size_t>(0, std::size(kValues) - 1)];
+}
+inline int64_t ConsumeExtremeCap(FuzzedDataProvider& in) {
+  constexpr int64_t kMax = INT64_MAX;
+  constexpr int64_t kValues[] = {kMax, kMax - 1, kMax / 2 + 1, int64_t{1} << 62};
+  return kValues[in.ConsumeIntegralInRange<size_t>(0, std::size(kValues) - 1)];
+}
+// Costs near DBL_MAX: finite, but a few of them sum to infinity.
+inline double ConsumeExtremeCost(FuzzedDataProvider& in) {
+  constexpr double kValues[] = {DBL_MAX, DBL_MAX / 2, 1e308, 1e307, DBL_MAX / 64};
+  return kValues[in.ConsumeIntegralInRange<size_t>(0, std::size(kValues) - 1)];
+}
+
+// With probability 1/8 replaces one entry of lengths by an extreme length;
+// returns whether it did.
+inline bool MaybeExtremeLength(FuzzedDataProvider& in, std::vector<int64_t>& lengths) {
+  if (lengths.empty() || in.ConsumeIntegralInRange(0, 7) != 0) return false;
+  lengths[in.ConsumeIntegralInRange<size_t>(0, lengths.size() - 1)] = ConsumeExtremeLength(in);
+  return true;
+}
+
+// 2 * hi without overflow (a length bound derived from an extreme cap).
+inline int64_t Twice(int64_t hi) { return hi > INT64_MAX / 2 ? INT64_MAX : 2 * hi; }
 
 }  // namespace fuzz
 
