@@ -114,7 +114,8 @@ def test_calibration_on_a_tiny_decoder_finds_attention_and_beats_tokens(one_thre
     # Measured on the shared build machine: fitted 3-4% mean relative error
     # held out, tokens 19-22% (docs/cost-models.md).
     assert fitted.held_out.mean_relative_error < 0.8 * tokens.held_out.mean_relative_error, str(report)
-    assert fitted.held_out.r_squared > tokens.held_out.r_squared, str(report)
+    # Not compared: held-out R² over 9 samples; under load (timing noise 46%)
+    # tokens' R² came out above the fitted model's while its error was twice.
     assert fitted.train.scale == 1 and fitted.train.offset == 0
     assert tokens.train.scale > 0 and flops.train.scale > 0
     # Held-out figures use the map fitted on the training samples.
