@@ -55,6 +55,9 @@ ABSL_FLAG(std::string, overflow, "",
 ABSL_FLAG(int64_t, max_tokens, 0,
           "hard token cap: per group (balance) or per microbatch for the planner policies "
           "(simulate, >= --capacity); 0 (default) = none / --capacity");
+ABSL_FLAG(bool, resample, true,
+          "a point whose step needs more documents than the file holds runs on documents drawn "
+          "with replacement from the file; --noresample shows it as n/a: needs N documents");
 ABSL_FLAG(bool, compare, false, "also run every algorithm on the same input and compare them");
 
 namespace flopspack::cli {

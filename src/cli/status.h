@@ -15,9 +15,10 @@ namespace flopspack::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitBadInput = 1,  // unreadable file, bad value in it, input the library rejects
-  kExitUsage = 2,     // unknown subcommand or flag, bad flag value, missing argument
-  kExitInternal = 3,  // cannot write output, report renderer failed, library bug
+  kExitBadInput = 1,       // unreadable file, bad value in it, input the library rejects
+  kExitUsage = 2,          // unknown subcommand or flag, bad flag value, missing argument
+  kExitInternal = 3,       // cannot write output, report renderer failed, library bug
+  kExitInterrupted = 130,  // Ctrl-C: the results finished so far were printed
 };
 
 class CliError : public std::runtime_error {

@@ -482,3 +482,75 @@ def test_simulate_sweep_matches_the_library(lib, small_txt):
     assert "--policies: unknown policy 'fifo'" in \
         run("simulate", small_txt, "--policies=fifo", check=2).stderr
     assert "--ranks: '0'" in run("simulate", small_txt, "--ranks=0", check=2).stderr
+
+
+# ---- a sample is enough (issue 17) -------------------------------------------
+
+@pytest.fixture(scope="module")
+def sample_5k(tmp_path_factory):
+    """5,000 documents with a Pareto tail: too few for one step at 8,192 ranks."""
+    import random
+    rng = random.Random(17)
+    path = tmp_path_factory.mktemp("sample") / "sample.txt"
+    path.write_text("".join(f"{min(200000, int(64 * rng.paretovariate(1.3)))}\n"
+                            for _ in range(5000)))
+    return path
+
+
+def test_simulate_sweep_resamples_points_the_sample_cannot_fill(sample_5k):
+    doc = run_json("simulate", sample_5k, "--ranks=64,8192", "--steps=2", "--capacity=1024",
+                   "--cost=tokens")
+    assert doc["settings"]["resample"] is True
+    for p in doc["sweep"]["policies"]:
+        assert p["status"] == ["ok", "resampled"], p["policy"]
+        assert all(0 < v <= 1 for v in p["relative_throughput"]), p["policy"]
+        assert p["pool_documents"][0] == 0 and p["pool_documents"][1] >= p["documents_needed"][1]
+        assert p["documents_needed"][1] > 5000
+    text = run("simulate", sample_5k, "--ranks=64,8192", "--steps=2", "--capacity=1024",
+               "--cost=tokens", check=0).stdout
+    assert "drawn with replacement" in text and "*" in text
+
+
+def test_simulate_noresample_shows_na_per_point(sample_5k):
+    doc = run_json("simulate", sample_5k, "--ranks=64,8192", "--steps=2", "--capacity=1024",
+                   "--cost=tokens", "--noresample")
+    for p in doc["sweep"]["policies"]:
+        assert p["status"] == ["ok", "n/a"]
+        assert p["relative_throughput"][0] > 0 and p["relative_throughput"][1] is None
+    one = run("simulate", sample_5k, "--ranks=8192", "--steps=1", "--capacity=1024",
+              "--cost=tokens", "--resample=false", check=0).stdout
+    needed = run_json("simulate", sample_5k, "--ranks=8192", "--steps=1", "--capacity=1024",
+                      "--cost=tokens", "--noresample")["results"][0]["documents_needed"]
+    assert f"n/a: needs {needed:,} documents" in one
+
+
+def test_simulate_bucket_policy_alone_is_na_when_only_it_cannot_fill(sample_5k):
+    # 64 ranks x 16 microbatches of 256 tokens: 262,144 tokens fit in the
+    # sample's tokens, but the bucket sampler needs 1,024 batches per step.
+    doc = run_json("simulate", sample_5k, "--ranks=64", "--microbatches=16", "--capacity=256",
+                   "--steps=1", "--cost=tokens", "--noresample", "--policies=random,buckets")
+    status = {r["policy"]: r["status"] for r in doc["results"]}
+    assert status["random"] == "ok"
+    assert status["buckets"] in ("ok", "n/a")
+
+
+def test_simulate_interrupt_keeps_finished_points(sample_5k):
+    env = child_env()
+    env["FLOPSPACK_CLI_INTERRUPT_AFTER"] = "5"  # random: 4 steps, then planner
+    result = subprocess.run([CLI, "simulate", str(sample_5k), "--ranks=64,128", "--steps=2",
+                             "--capacity=1024", "--cost=tokens", "--policies=random,planner",
+                             "--json"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 130, result.stderr
+    assert "interrupted" in result.stderr
+    doc = json.loads(result.stdout)
+    statuses = [s for p in doc["sweep"]["policies"] for s in p["status"]]
+    assert "ok" in statuses and "interrupted" in statuses
+
+
+def test_buckets_resample_and_noresample(sample_5k):
+    doc = run_json("buckets", sample_5k, "--ranks=8192", "--tradeoff=1,8")
+    assert doc["options"]["pool_documents"] > 8192
+    assert doc["input"]["count"] == 5000
+    assert len(doc["tradeoff"]) == 2
+    err = run("buckets", sample_5k, "--ranks=8192", "--noresample", check=1).stderr
+    assert "--ranks=8192" in err and "documents" in err and "lengths[" not in err
