@@ -76,6 +76,7 @@ struct Decision {
   double gain = 0;  // best / baseline - 1 at `at`
   bool change = false;
   std::string text, details, setting, python;
+  std::string headline, scale, assumed;  // the text's parts, for the page
 };
 
 double At(const SweepResult& sweep, const std::vector<uint64_t>& ranks, uint64_t count) {
@@ -201,6 +202,9 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
   }
   if (!scale.empty())
     scale[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(scale[0])));
+  d.headline = decision;
+  d.scale = scale;
+  d.assumed = assumed;
   d.text = decision + losses + scale + assumed + "Setting: " + d.setting +
            (d.python.empty() ? "" : "; in Python: " + d.python) + ".";
   d.details = absl::StrFormat(
@@ -241,6 +245,9 @@ Json DecisionJson(const Decision& d, const std::vector<SimPolicy>& policies,
   out.Set("setting", d.setting);
   out.Set("python", d.python);
   out.Set("text", d.text);
+  out.Set("headline", d.headline);
+  out.Set("scale", d.scale);
+  out.Set("assumed", d.assumed);
   out.Set("details", d.details);
   return out;
 }

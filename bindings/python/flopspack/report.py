@@ -230,8 +230,26 @@ def render(doc, out_dir):
 
     rec = doc.get("recommendation")
     if rec:
-        parts.append(f'<div class="decision"><b>Recommendation:</b> {html.escape(rec["text"])}'
-                     "</div>")
+        if rec.get("headline") and rec.get("losses"):
+            labels = {p["policy"]: p["label"] for p in (doc.get("sweep") or {}).get("policies", [])}
+            losses = _table(
+                ["throughput lost at"] + [f"{_fmt_int(c)} GPUs" for c in rec["decide_at"]],
+                [[labels.get(x["policy"], x["policy"])] +
+                 [_fmt_pct(v) if v is not None else "n/a" for v in x["throughput_lost"]]
+                 for x in rec["losses"]])
+            setting = html.escape(rec.get("setting", ""))
+            if rec.get("change_needed"):
+                setting = f"<code>{setting}</code>"
+            if rec.get("python"):
+                setting += "<br>Python: <code>" + html.escape(rec["python"]) + "</code>"
+            parts.append(
+                f'<div class="decision"><b>Recommendation:</b> {html.escape(rec["headline"])}'
+                f'{losses}<p>{html.escape(rec.get("scale", ""))}</p>'
+                f'<p>{html.escape(rec.get("assumed", ""))}</p>'
+                f"<p><b>Setting:</b> {setting}</p></div>")
+        else:
+            parts.append(f'<div class="decision"><b>Recommendation:</b> '
+                         f'{html.escape(rec["text"])}</div>')
         if doc.get("interrupted"):
             parts.append('<p class="note">Interrupted: the page holds the points finished; '
                          "the others read 'interrupted'.</p>")
