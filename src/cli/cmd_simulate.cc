@@ -33,6 +33,17 @@ SimSettings SettingsFromFlags() {
     throw UsageError(absl::StrFormat("--capacity=%d: must be a positive number of tokens",
                                      settings.tokens_per_microbatch));
   }
+  if (settings.max_tokens_per_microbatch != 0 &&
+      settings.max_tokens_per_microbatch < settings.tokens_per_microbatch) {
+    throw UsageError(
+        absl::StrFormat("--max-tokens=%d: the planner's memory cap per microbatch must be at least "
+                        "--capacity=%d (or 0 = --capacity)",
+                        settings.max_tokens_per_microbatch, settings.tokens_per_microbatch));
+  }
+  if (settings.max_tokens_per_microbatch < 0) {
+    throw UsageError(
+        absl::StrFormat("--max-tokens=%d: must be >= 0", settings.max_tokens_per_microbatch));
+  }
   return settings;
 }
 

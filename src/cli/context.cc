@@ -40,17 +40,6 @@ void RequireWithinCapacity(const Context& context, int64_t capacity) {
 }
 
 std::string InUserTerms(const Context& context, const std::string& message) {
-  static const std::pair<const char*, const char*> kFields[] = {
-      {"max_tokens_per_microbatch", "--max-tokens"},
-      {"tokens_per_microbatch", "--capacity"},
-      {"microbatches_per_rank", "--microbatches"},
-      {"accumulation_steps", "--microbatches"},
-      {"max_padded_tokens", "--max-padded-tokens"},
-      {"max_batch_cost", "--max-batch-cost"},
-      {"num_ranks", "--ranks"},
-      {"num_steps", "--steps"},
-      {"num_buckets", "--buckets"},
-  };
   std::string out;
   for (size_t i = 0; i < message.size();) {
     if (message.compare(i, 8, "lengths[") == 0) {
@@ -68,20 +57,7 @@ std::string InUserTerms(const Context& context, const std::string& message) {
         continue;
       }
     }
-    bool replaced = false;
-    for (const auto& [field, flag] : kFields) {
-      const size_t len = std::char_traits<char>::length(field);
-      const bool word_start =
-          i == 0 ||
-          !(std::isalnum(static_cast<unsigned char>(message[i - 1])) || message[i - 1] == '_');
-      if (word_start && message.compare(i, len, field) == 0) {
-        out += flag;
-        i += len;
-        replaced = true;
-        break;
-      }
-    }
-    if (!replaced) out += message[i++];
+    out += message[i++];
   }
   return out;
 }

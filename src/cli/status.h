@@ -37,7 +37,17 @@ inline CliError InputError(const std::string& message) { return CliError(kExitBa
 // with what the CLI was doing. Library bugs and allocation failures map to
 // kExitInternal, everything else (the library rejected the input or the
 // options) to kExitBadInput.
+// The library's message has its option fields replaced by the flags that set
+// them (FlagTerms).
 void Check(flopspack_status status, const std::string& doing);
+
+// A library message in the user's terms: option fields become the flags that
+// set them (microbatches_per_rank -> --microbatches, num_ranks -> --ranks,
+// max_tokens_per_microbatch -> --max-tokens, ...).
+std::string FlagTerms(const std::string& message);
+// For a command whose flag sets a field under another name (plan's
+// --capacity is the planner's max_tokens_per_microbatch).
+void NameField(const std::string& field, const std::string& flag);
 
 }  // namespace flopspack::cli
 
