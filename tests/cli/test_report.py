@@ -222,3 +222,20 @@ def test_sample_page_in_headless_chromium_has_every_section(sample_report):
                     "Padding versus mixing", "How the recommendation was made"):
         assert heading in dom, heading
     assert "error" not in dom.lower()
+
+
+def test_interrupted_report_keeps_the_finished_points(tmp_path):
+    data = _sample(tmp_path / "sample.txt")
+    env = child_env()
+    env["FLOPSPACK_CLI_INTERRUPT_AFTER"] = "2"  # random dealing's sweep, then Ctrl-C
+    result = subprocess.run([CLI, "report", str(data), "--out", str(tmp_path / "page"),
+                             "--report-steps=1", "--capacity=256", "--microbatches=1",
+                             "--ranks=64", "--decide-at=64"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 130, result.stderr
+    with open(tmp_path / "page" / "report.json", encoding="utf-8") as f:
+        doc = json.load(f)
+    assert doc["interrupted"] is True
+    statuses = [p["status"][0] for p in doc["sweep"]["policies"]]
+    assert statuses[0] == "ok" and "interrupted" in statuses
+    assert (tmp_path / "page" / "index.html").is_file()
