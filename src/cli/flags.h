@@ -42,6 +42,7 @@ ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, overflow);
 ABSL_DECLARE_FLAG(bool, compare);
 ABSL_DECLARE_FLAG(int64_t, max_tokens);
+ABSL_DECLARE_FLAG(bool, resample);
 
 namespace flopspack::cli {
 struct Invocation;

@@ -140,7 +140,8 @@ def plot_balance(plt, sweep, out_dir):
               ("relative_throughput", "throughput (%) of a balanced, unpadded run"))
     for ax, (key, ylabel) in zip(axes, panels):
         for i, policy in enumerate(sweep["policies"]):
-            ax.plot(ranks, [100 * v for v in policy[key]], marker="o", markersize=4,
+            ax.plot(ranks, [float("nan") if v is None else 100 * v for v in policy[key]],
+                    marker="o", markersize=4,
                     color=PALETTE[i % len(PALETTE)], label=policy["label"])
         ax.set_xscale("log", base=2)
         ax.set_xticks(ranks)
@@ -189,6 +190,17 @@ def plot_padding(plt, padding, out_dir):
     ax.grid(alpha=0.3)
     ax.set_title("Padded batches: how much is padding, how well each step mixes lengths")
     return _save(fig, out_dir, "padding.svg")
+
+
+def _sweep_cell(policy, i, key):
+    """A sweep table cell: the value, "n/a: needs N documents", "interrupted",
+    or the value with * when it ran on documents drawn with replacement."""
+    status = policy.get("status", ["ok"] * len(policy[key]))[i]
+    if status == "n/a":
+        return f"n/a: needs {_fmt_int(policy['documents_needed'][i])} documents"
+    if status == "interrupted" or policy[key][i] is None:
+        return "interrupted" if status == "interrupted" else "-"
+    return _fmt_pct(policy[key][i]) + ("*" if status == "resampled" else "")
 
 
 def _figure(name, caption):
@@ -253,8 +265,29 @@ def render(doc, out_dir):
 
     rec = doc.get("recommendation")
     if rec:
-        parts.append(f'<div class="decision"><b>Recommendation:</b> {html.escape(rec["text"])}'
-                     "</div>")
+        if rec.get("headline") and rec.get("losses"):
+            labels = {p["policy"]: p["label"] for p in (doc.get("sweep") or {}).get("policies", [])}
+            losses = _table(
+                ["throughput lost at"] + [f"{_fmt_int(c)} GPUs" for c in rec["decide_at"]],
+                [[labels.get(x["policy"], x["policy"])] +
+                 [_fmt_pct(v) if v is not None else "n/a" for v in x["throughput_lost"]]
+                 for x in rec["losses"]])
+            setting = html.escape(rec.get("setting", ""))
+            if rec.get("change_needed"):
+                setting = f"<code>{setting}</code>"
+            if rec.get("python"):
+                setting += "<br>Python: <code>" + html.escape(rec["python"]) + "</code>"
+            parts.append(
+                f'<div class="decision"><b>Recommendation:</b> {html.escape(rec["headline"])}'
+                f'{losses}<p>{html.escape(rec.get("scale", ""))}</p>'
+                f'<p>{html.escape(rec.get("assumed", ""))}</p>'
+                f"<p><b>Setting:</b> {setting}</p></div>")
+        else:
+            parts.append(f'<div class="decision"><b>Recommendation:</b> '
+                         f'{html.escape(rec["text"])}</div>')
+        if doc.get("interrupted"):
+            parts.append('<p class="note">Interrupted: the page holds the points finished; '
+                         "the others read 'interrupted'.</p>")
 
     stats = doc.get("stats")
     if stats:
@@ -298,16 +331,24 @@ def render(doc, out_dir):
     if sweep:
         parts.append("<h2>Balance versus number of GPUs</h2>")
         parts.append(_figure(plot_balance(plt, sweep, out_dir),
-                             "Balance efficiency of each policy as the data-parallel world "
-                             "grows: where the curve drops, the tail starts to cost."))
+                             "Balance efficiency and throughput of each policy as the "
+                             "data-parallel world grows (points marked * in the tables ran on "
+                             "documents drawn with replacement from the file)."))
         if sweep.get("note"):
             parts.append(f'<p class="note">{html.escape(sweep["note"])}</p>')
         for key, title in (("balance_efficiency", "Balance efficiency"),
                            ("relative_throughput", "Throughput relative to a balanced, unpadded run")):
             parts.append(f"<p><b>{title}</b></p>")
             parts.append(_table(["policy"] + [_fmt_int(r) for r in sweep["ranks"]],
-                                [[p["label"]] + [_fmt_pct(v) for v in p[key]]
+                                [[p["label"]] + [_sweep_cell(p, i, key)
+                                                 for i in range(len(sweep["ranks"]))]
                                  for p in sweep["policies"]]))
+        if any(s == "resampled" for p in sweep["policies"] for s in p.get("status", [])):
+            parts.append('<p class="note">* The file holds fewer documents than one step at '
+                         "these GPU counts needs: the points ran on documents drawn with "
+                         "replacement from it (the question is about the length distribution, "
+                         "not the file). <code>--noresample</code> shows them as n/a "
+                         "instead.</p>")
 
     step = doc.get("step")
     if step:
@@ -318,13 +359,18 @@ def render(doc, out_dir):
         if step.get("note"):
             parts.append(f'<p class="note">{html.escape(step["note"])}</p>')
         parts.append(_table(
-            ["policy", "max rank cost", "mean rank cost", "max / mean", "balance efficiency"],
-            [[p["label"], _fmt_si(max(p["rank_costs"])),
-              _fmt_si(sum(p["rank_costs"]) / len(p["rank_costs"])), f"{p['max_over_mean']:.3f}",
-              _fmt_pct(1 / p["max_over_mean"])] for p in step["policies"]]))
+            ["policy", "memory (tokens per microbatch)", "this step: max / mean",
+             f"balance efficiency (sweep, {_fmt_int(step['ranks'])} GPUs)",
+             f"throughput (sweep, {_fmt_int(step['ranks'])} GPUs)"],
+            [[p["label"], _fmt_int(p.get("max_tokens_per_microbatch", 0)),
+              f"{p['max_over_mean']:.3f}", _fmt_pct(p.get("balance_efficiency")),
+              _fmt_pct(p.get("relative_throughput"))] for p in step["policies"]]))
 
     padding = doc.get("padding")
-    if padding:
+    if padding and not padding.get("points"):
+        parts.append("<h2>Padding versus mixing</h2>")
+        parts.append(f'<p class="note">{html.escape(padding.get("note", "n/a"))}</p>')
+    elif padding:
         parts.append("<h2>Padding versus mixing</h2>")
         parts.append(_figure(plot_padding(plt, padding, out_dir),
                              "Each padded policy: the share of computed tokens that are real, "
