@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "pack/planner/balanced_split.h"
+#include "pack/planner/cut_to_share.h"
 #include "pack/planner/planner_baselines.h"
 #include "pack/planner/planner_documents.h"
 #include "pack/primitives/bin_packing.h"
@@ -178,6 +180,147 @@ absl::Status SplitIntoRoom(Items& items, absl::Span<const double> costs, int64_t
   return absl::OkStatus();
 }
 
+// The documents over the cap (positions in lengths) and the pieces
+// BalancedPieceCounts gives them; empty unless documents may be split.
+struct LongDocs {
+  std::vector<int64_t> doc;
+  std::vector<int64_t> pieces;
+};
+
+absl::StatusOr<LongDocs> FindLongDocs(const cost::CostModel& model,
+                                      absl::Span<const int64_t> lengths,
+                                      absl::Span<const int64_t> kept, int64_t r, int64_t cap,
+                                      double whole_cost) {
+  LongDocs out;
+  std::vector<int64_t> long_lengths;
+  for (int64_t i : kept) {
+    if (lengths[i] <= cap) continue;
+    out.doc.push_back(i);
+    long_lengths.push_back(lengths[i]);
+  }
+  absl::StatusOr<std::vector<int64_t>> k =
+      BalancedPieceCounts(model, long_lengths, whole_cost, r, cap);
+  if (!k.ok()) return k.status();
+  out.pieces = std::move(*k);
+  return out;
+}
+
+// Recuts the documents BalancedPieceCounts gives more than ceil(L / cap)
+// pieces into that many near-equal pieces; the other items (whole documents
+// and cap-sized pieces) keep their order and costs. Items of one document
+// are contiguous, in the order of `kept`.
+absl::Status RecutHeavy(Items& items, std::vector<double>& costs, const cost::CostModel& model,
+                        absl::Span<const int64_t> lengths, const LongDocs& long_docs, int64_t cap) {
+  std::vector<int64_t> want(lengths.size(), 0);
+  for (size_t d = 0; d < long_docs.doc.size(); ++d) {
+    const int64_t doc = long_docs.doc[d];
+    if (long_docs.pieces[d] > CapPieces(lengths[doc], cap)) want[doc] = long_docs.pieces[d];
+  }
+  Items out;
+  std::vector<double> out_costs;
+  std::vector<size_t> fresh;  // items of out whose cost is computed below
+  for (size_t i = 0; i < items.size();) {
+    const int64_t doc = items.doc[i];
+    size_t end = i + 1;
+    while (end < items.size() && items.doc[end] == doc) ++end;
+    if (want[doc] == 0) {
+      for (size_t j = i; j < end; ++j) {
+        out.Add(doc, items.tokens[j]);
+        out_costs.push_back(costs[j]);
+      }
+    } else {
+      for (int64_t p = 0; p < want[doc]; ++p) {
+        fresh.push_back(out.size());
+        out.Add(doc, NearEqualPiece(lengths[doc], want[doc], p));
+        out_costs.push_back(0);
+      }
+    }
+    i = end;
+  }
+  std::vector<int64_t> fresh_tokens(fresh.size());
+  for (size_t f = 0; f < fresh.size(); ++f) fresh_tokens[f] = out.tokens[fresh[f]];
+  absl::StatusOr<std::vector<double>> c = ItemCosts(model, fresh_tokens);
+  if (!c.ok()) return c.status();
+  for (size_t f = 0; f < fresh.size(); ++f) out_costs[fresh[f]] = (*c)[f];
+  items = std::move(out);
+  costs = std::move(out_costs);
+  return absl::OkStatus();
+}
+
+// Rank balance (mean / max rank cost) of items placed in r x m
+// microbatches, and the heaviest rank: rank cost = the sum of item costs
+// plus the overhead of each non-empty microbatch (exact for an additive
+// model, the comparison the fallbacks need for any).
+std::pair<double, double> RankBalance(const Items& items, absl::Span<const double> costs,
+                                      double overhead, int64_t r, int64_t m) {
+  std::vector<double> rank(r, 0.0);
+  std::vector<char> used(r * m, 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int32_t w = items.where[i];
+    if (w < 0) continue;
+    rank[w / m] += costs[i];
+    if (!used[w]) {
+      used[w] = 1;
+      rank[w / m] += overhead;
+    }
+  }
+  return {BalanceEfficiency(rank), *std::max_element(rank.begin(), rank.end())};
+}
+
+// Replaces items and costs by other's when its rank balance is higher (the
+// figure the plan is judged by; cuts change the total, so the lighter
+// heaviest rank is the tie-break).
+void KeepLighter(Items& items, std::vector<double>& costs, Items& other,
+                 std::vector<double>& other_costs, double overhead, int64_t r, int64_t m,
+                 StepStats::PlannedBy by, StepStats* stats) {
+  const std::pair<double, double> mine = RankBalance(items, costs, overhead, r, m);
+  const std::pair<double, double> theirs = RankBalance(other, other_costs, overhead, r, m);
+  if (theirs.first > mine.first || (theirs.first == mine.first && theirs.second < mine.second)) {
+    items = std::move(other);
+    costs = std::move(other_costs);
+    if (stats != nullptr) stats->planned_by = by;
+  }
+}
+
+// The fallbacks where documents had to be cut: the cut to the share
+// (cut_to_share.h), and the token-balanced planner on the cap-sized pieces
+// (when every rank must be full, balancing tokens can win). Each replaces
+// the plan when its heaviest rank is lighter.
+absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut,
+                          const cost::CostModel& model, absl::Span<const int64_t> lengths,
+                          absl::Span<const int64_t> kept, const StepOptions& o, int64_t m,
+                          int64_t total, StepStats* stats) {
+  const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
+  const double overhead = model.SequenceOverhead();
+  absl::StatusOr<std::vector<SharePiece>> cut = CutToShare(model, lengths, kept, r, m, cap);
+  if (!cut.ok()) return cut.status();
+  if (!cut->empty() && static_cast<int64_t>(cut->size()) <= kMaxStepItems) {
+    Items other;
+    other.Reserve(cut->size());
+    for (const SharePiece& p : *cut) {
+      other.Add(p.doc, p.tokens);
+      other.where.back() = p.where;
+    }
+    absl::StatusOr<std::vector<double>> other_costs = ItemCosts(model, other.tokens);
+    if (!other_costs.ok()) return other_costs.status();
+    KeepLighter(items, costs, other, *other_costs, overhead, r, m,
+                StepStats::PlannedBy::kCutToShare, stats);
+  }
+  StepOptions fixed = o;
+  fixed.microbatches_per_rank = m;
+  std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
+  absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<std::vector<double>> capcut_costs = ItemCosts(model, capcut.tokens);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
+  capcut_costs = ItemCosts(model, capcut.tokens);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  KeepLighter(items, costs, capcut, *capcut_costs, overhead, r, m, StepStats::PlannedBy::kTokens,
+              stats);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t StepItemBudget(const StepOptions& o) {
@@ -291,6 +434,13 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
 
   int64_t m = fixed_m;
   std::vector<double> costs;
+  // Documents over the cap that may be cut: they get balanced piece counts
+  // (balanced_split.h) and the honest lower bound below.
+  const bool divisible =
+      o.overflow == Overflow::kSplit &&
+      std::any_of(kept.begin(), kept.end(), [&](int64_t i) { return lengths[i] > cap; });
+  LongDocs long_docs;
+  Items capcut;  // the items cut at the cap, for the fallbacks
   if (o.algorithm == StepAlgorithm::kRandom) {
     // Under defer, the documents past R x M x cap tokens (in input order)
     // wait; the rest are concatenated, cut and dealt.
@@ -324,6 +474,19 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
+    if (divisible) {
+      std::vector<int64_t> whole_lengths;
+      for (int64_t i : kept) {
+        if (lengths[i] <= cap) whole_lengths.push_back(lengths[i]);
+      }
+      absl::StatusOr<std::vector<double>> whole = ItemCosts(model, whole_lengths);
+      if (!whole.ok()) return whole.status();
+      double whole_cost = 0;
+      for (double w : *whole) whole_cost += w;
+      absl::StatusOr<LongDocs> found = FindLongDocs(model, lengths, kept, r, cap, whole_cost);
+      if (!found.ok()) return found.status();
+      long_docs = std::move(*found);
+    }
   } else {
     items.Reserve(static_cast<size_t>(pieces));
     for (int64_t i : kept) {
@@ -332,6 +495,29 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
+    if (divisible) {
+      double whole_cost = 0;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (lengths[items.doc[i]] <= cap) whole_cost += costs[i];
+      }
+      absl::StatusOr<LongDocs> found = FindLongDocs(model, lengths, kept, r, cap, whole_cost);
+      if (!found.ok()) return found.status();
+      long_docs = std::move(*found);
+      // Only the default planner cuts for balance; the baselines cut at the
+      // cap, as the pipelines they stand for do.
+      if (o.algorithm == StepAlgorithm::kDocuments) {
+        capcut = items;
+        int64_t extra = 0;
+        for (size_t d = 0; d < long_docs.doc.size(); ++d) {
+          extra += long_docs.pieces[d] - CapPieces(lengths[long_docs.doc[d]], cap);
+        }
+        if (extra > 0 && pieces + extra <= StepItemBudget(o)) {
+          if (absl::Status s = RecutHeavy(items, costs, model, lengths, long_docs, cap); !s.ok()) {
+            return s;
+          }
+        }
+      }
+    }
     if (o.algorithm == StepAlgorithm::kSequences) {
       absl::Status status;
       m = RunSequences(items, model, o, status);
@@ -352,12 +538,21 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   // What the algorithm could not place.
   if (o.overflow == Overflow::kSplit) {
     if (absl::Status s = SplitIntoRoom(items, costs, r, m, cap); !s.ok()) return s;
-    // New pieces need their own costs.
+    // New pieces need their own costs, and the items they were cut from
+    // new ones.
     if (items.size() > costs.size()) {
-      absl::StatusOr<std::vector<double>> c =
-          ItemCosts(model, absl::MakeConstSpan(items.tokens).subspan(costs.size()));
+      absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
       if (!c.ok()) return c.status();
-      costs.insert(costs.end(), c->begin(), c->end());
+      costs = std::move(*c);
+    }
+    // Where documents had to be cut, the fallback cut to the share
+    // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
+    if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
+      if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, lengths, kept, o, m,
+                                        total, stats);
+          !s.ok()) {
+        return s;
+      }
     }
   } else {
     for (size_t i = 0; i < items.size(); ++i) {
@@ -455,6 +650,44 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
       if (items.where[i] >= 0) ++pieces_of[items.doc[i]];
     }
     for (int64_t i = 0; i < n; ++i) metrics.split_items += pieces_of[i] > 1 ? 1 : 0;
+    // The honest bound: a document that may be cut is divisible (at most as
+    // many pieces as balance needs, or as this plan made), the others whole.
+    std::vector<int64_t> most(n, 0);
+    for (size_t d = 0; d < long_docs.doc.size(); ++d) most[long_docs.doc[d]] = long_docs.pieces[d];
+    std::vector<int64_t> cut_lengths, cut_pieces;
+    double whole_cost = 0, largest_whole = 0;
+    int64_t tokens = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items.where[i] < 0) continue;
+      const int64_t doc = items.doc[i];
+      tokens += items.tokens[i];
+      if (pieces_of[doc] == 1 && most[doc] == 0) {
+        whole_cost += costs[i];
+        largest_whole = std::max(largest_whole, costs[i]);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (pieces_of[i] > 1 || most[i] > 0) {
+        cut_lengths.push_back(lengths[i]);
+        cut_pieces.push_back(std::max<int64_t>(most[i], pieces_of[i]));
+      }
+    }
+    for (int64_t among : {r, r * m}) {
+      absl::StatusOr<double> bound = DivisibleLowerBound(model, cut_lengths, cut_pieces, whole_cost,
+                                                         largest_whole, tokens, cap, among);
+      if (!bound.ok()) return bound.status();
+      // Above the plan only for a cost that is not convex in length
+      // (docs/planner.md): the plan itself is then the best bound known.
+      if (among == r) {
+        metrics.rank_lower_bound = std::min(*bound, metrics.max_rank_cost);
+        metrics.rank_gap_to_lower_bound =
+            metrics.rank_lower_bound > 0 ? metrics.max_rank_cost / metrics.rank_lower_bound - 1 : 0;
+      } else {
+        metrics.lower_bound = std::min(*bound, metrics.max_group_cost);
+        metrics.gap_to_lower_bound =
+            metrics.lower_bound > 0 ? metrics.max_group_cost / metrics.lower_bound - 1 : 0;
+      }
+    }
   }
   std::sort(deferred.begin(), deferred.end());
   for (int64_t d : deferred) {
