@@ -68,30 +68,28 @@ absl::StatusOr<double> NearEqualCost(const cost::CostModel& model, int64_t lengt
   return total;
 }
 
-absl::StatusOr<std::vector<int64_t>> BalancedPieceCounts(const cost::CostModel& model,
-                                                         absl::Span<const int64_t> long_lengths,
-                                                         double whole_cost, int64_t num_ranks,
-                                                         int64_t cap) {
-  const size_t n = long_lengths.size();
-  std::vector<int64_t> k(n);
-  std::vector<double> cost(n);
-  for (size_t d = 0; d < n; ++d) {
-    k[d] = CapPieces(long_lengths[d], cap);
-    absl::StatusOr<double> c = NearEqualCost(model, long_lengths[d], k[d]);
-    if (!c.ok()) return c.status();
-    cost[d] = *c;
-  }
+absl::StatusOr<BalancedCut> BalancedPieceCounts(const cost::CostModel& model,
+                                                absl::Span<const int64_t> lengths,
+                                                absl::Span<const double> costs, int64_t num_ranks,
+                                                int64_t cap) {
+  const size_t n = lengths.size();
+  BalancedCut out;
+  std::vector<int64_t>& k = out.pieces;
+  k.resize(n);
+  std::vector<double> cost(costs.begin(), costs.end());
+  for (size_t d = 0; d < n; ++d) k[d] = CapPieces(lengths[d], cap);
   // Each round only raises counts, so the share only falls (for a convex
   // cost) and the rounds end; 64 bounds them for any other cost.
   for (int round = 0; round < 64; ++round) {
-    double total = whole_cost;
+    double total = 0;
     for (double c : cost) total += c;
     const double share = total / static_cast<double>(num_ranks);
     absl::StatusOr<int64_t> longest = LongestWithin(model, share, cap);
     if (!longest.ok()) return longest.status();
+    out.longest = *longest;
     bool changed = false;
     for (size_t d = 0; d < n; ++d) {
-      const int64_t length = long_lengths[d];
+      const int64_t length = lengths[d];
       const int64_t most = std::min(length, std::max(CapPieces(length, cap), num_ranks));
       const int64_t want = std::min(most, CapPieces(length, *longest));
       if (want <= k[d]) continue;
@@ -103,7 +101,7 @@ absl::StatusOr<std::vector<int64_t>> BalancedPieceCounts(const cost::CostModel& 
     }
     if (!changed) break;
   }
-  return k;
+  return out;
 }
 
 absl::StatusOr<double> DivisibleLowerBound(const cost::CostModel& model,

@@ -5,14 +5,18 @@
 // What: a document of L > cap tokens must be cut into at least ceil(L / cap)
 // pieces. Cut only at the cap, one piece can cost more than a rank's whole
 // share S = (step cost) / R (a long document's attention grows with its
-// length), and no assignment can then balance the step. BalancedPieceCounts
+// length), and no assignment can then balance the step; the same holds for
+// a whole document within the cap at one microbatch per rank with memory
+// slack (cap > the average rank's tokens). BalancedPieceCounts
 // gives each such document k = max(ceil(L / cap), the smallest k whose
 // near-equal pieces, of ceil(L / k) tokens at most, cost <= S), with S
 // computed from the split it describes: S falls as documents are cut finer
 // (attention is counted within each piece), so the counts are iterated to a
 // fixed point (each round only raises counts, at most 64 rounds). A
 // document whose cap-sized pieces already fit the share keeps k =
-// ceil(L / cap) and is cut at the cap as before. No count exceeds
+// ceil(L / cap) and is cut at the cap as before; one whose cap-sized piece
+// does not is cut into k near-equal pieces, even when k = ceil(L / cap)
+// (10,241 tokens at a cap of 10,240: two halves, not 10,240 + 1). No count exceeds
 // max(ceil(L / cap), R) (R near-equal pieces always fit the share of a
 // convex cost) nor L.
 // Near-equal pieces: L mod k pieces of floor(L / k) + 1 tokens, then the rest
@@ -64,13 +68,23 @@ inline int64_t NearEqualPiece(int64_t length, int64_t k, int64_t p) {
   return length / k + (p < length % k ? 1 : 0);
 }
 
-// Pieces for each of `long_lengths` (each > cap) so that, where the cap
-// allows it, no piece costs more than a rank's share of the step; whole_cost
-// is the summed cost of the documents placed whole.
-absl::StatusOr<std::vector<int64_t>> BalancedPieceCounts(const cost::CostModel& model,
-                                                         absl::Span<const int64_t> long_lengths,
-                                                         double whole_cost, int64_t num_ranks,
-                                                         int64_t cap);
+// Pieces for each document so that, where the cap allows it, no piece
+// costs more than a rank's share of the step. costs[d] is the cost of
+// lengths[d] cut into its fewest near-equal pieces, ceil(L / cap) (the
+// whole cost for a document within the cap). A document within the cap may
+// get 2 or more pieces too: under split, one whole document that costs more
+// than a rank's share is as unbalancing as a long one.
+struct BalancedCut {
+  std::vector<int64_t> pieces;  // per document, >= ceil(L / cap)
+  // The longest piece whose cost fits the final share (at most cap): a
+  // document with min(L, cap) > longest is cut into pieces[d] near-equal
+  // pieces; the others keep the cut at the cap (or stay whole).
+  int64_t longest = 0;
+};
+absl::StatusOr<BalancedCut> BalancedPieceCounts(const cost::CostModel& model,
+                                                absl::Span<const int64_t> lengths,
+                                                absl::Span<const double> costs, int64_t num_ranks,
+                                                int64_t cap);
 
 // The bound above for `groups` groups (ranks, or ranks x microbatches for
 // the per-microbatch bound): lengths[d] cut into at most pieces[d] pieces

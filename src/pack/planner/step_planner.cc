@@ -180,41 +180,47 @@ absl::Status SplitIntoRoom(Items& items, absl::Span<const double> costs, int64_t
   return absl::OkStatus();
 }
 
-// The documents over the cap (positions in lengths) and the pieces
-// BalancedPieceCounts gives them; empty unless documents may be split.
-struct LongDocs {
-  std::vector<int64_t> doc;
-  std::vector<int64_t> pieces;
-};
-
-absl::StatusOr<LongDocs> FindLongDocs(const cost::CostModel& model,
-                                      absl::Span<const int64_t> lengths,
-                                      absl::Span<const int64_t> kept, int64_t r, int64_t cap,
-                                      double whole_cost) {
-  LongDocs out;
-  std::vector<int64_t> long_lengths;
-  for (int64_t i : kept) {
-    if (lengths[i] <= cap) continue;
-    out.doc.push_back(i);
-    long_lengths.push_back(lengths[i]);
+// Under split, the pieces BalancedPieceCounts gives each kept document
+// (indexed by position in lengths; 0 for the others), costed as cut into
+// the fewest near-equal pieces of at most cap tokens.
+absl::StatusOr<BalancedCut> BalancedCounts(const cost::CostModel& model,
+                                           absl::Span<const int64_t> lengths,
+                                           absl::Span<const int64_t> kept, int64_t r, int64_t cap) {
+  std::vector<int64_t> kept_lengths(kept.size());
+  for (size_t k = 0; k < kept.size(); ++k) kept_lengths[k] = lengths[kept[k]];
+  std::vector<double> kept_costs(kept.size());
+  if (absl::Status s = model.DocumentCosts(kept_lengths, absl::MakeSpan(kept_costs)); !s.ok()) {
+    return s;
   }
-  absl::StatusOr<std::vector<int64_t>> k =
-      BalancedPieceCounts(model, long_lengths, whole_cost, r, cap);
-  if (!k.ok()) return k.status();
-  out.pieces = std::move(*k);
+  for (size_t k = 0; k < kept.size(); ++k) {
+    if (kept_lengths[k] <= cap) continue;
+    absl::StatusOr<double> c =
+        NearEqualCost(model, kept_lengths[k], CapPieces(kept_lengths[k], cap));
+    if (!c.ok()) return c.status();
+    kept_costs[k] = *c;
+  }
+  if (absl::Status s = util::CheckCosts("document cost", kept_costs); !s.ok()) return s;
+  absl::StatusOr<BalancedCut> cut = BalancedPieceCounts(model, kept_lengths, kept_costs, r, cap);
+  if (!cut.ok()) return cut.status();
+  BalancedCut out;
+  out.longest = cut->longest;
+  out.pieces.assign(lengths.size(), 0);
+  for (size_t k = 0; k < kept.size(); ++k) out.pieces[kept[k]] = cut->pieces[k];
   return out;
 }
 
-// Recuts the documents BalancedPieceCounts gives more than ceil(L / cap)
-// pieces into that many near-equal pieces; the other items (whole documents
+// Recuts the documents whose cap-sized piece (or whole self) costs more
+// than the share into their balanced count of near-equal pieces; the other items (whole documents
 // and cap-sized pieces) keep their order and costs. Items of one document
 // are contiguous, in the order of `kept`.
 absl::Status RecutHeavy(Items& items, std::vector<double>& costs, const cost::CostModel& model,
-                        absl::Span<const int64_t> lengths, const LongDocs& long_docs, int64_t cap) {
+                        absl::Span<const int64_t> lengths, const BalancedCut& balanced,
+                        int64_t cap) {
   std::vector<int64_t> want(lengths.size(), 0);
-  for (size_t d = 0; d < long_docs.doc.size(); ++d) {
-    const int64_t doc = long_docs.doc[d];
-    if (long_docs.pieces[d] > CapPieces(lengths[doc], cap)) want[doc] = long_docs.pieces[d];
+  for (size_t doc = 0; doc < lengths.size(); ++doc) {
+    if (balanced.pieces[doc] > 0 && std::min(lengths[doc], cap) > balanced.longest) {
+      want[doc] = balanced.pieces[doc];
+    }
   }
   Items out;
   std::vector<double> out_costs;
@@ -272,26 +278,51 @@ std::pair<double, double> RankBalance(const Items& items, absl::Span<const doubl
 // heaviest rank is the tie-break).
 void KeepLighter(Items& items, std::vector<double>& costs, Items& other,
                  std::vector<double>& other_costs, double overhead, int64_t r, int64_t m,
-                 StepStats::PlannedBy by, StepStats* stats) {
+                 double margin, StepStats::PlannedBy by, StepStats* stats) {
   const std::pair<double, double> mine = RankBalance(items, costs, overhead, r, m);
   const std::pair<double, double> theirs = RankBalance(other, other_costs, overhead, r, m);
-  if (theirs.first > mine.first || (theirs.first == mine.first && theirs.second < mine.second)) {
+  if (theirs.first > mine.first + margin ||
+      (margin == 0 && theirs.first == mine.first && theirs.second < mine.second)) {
     items = std::move(other);
     costs = std::move(other_costs);
     if (stats != nullptr) stats->planned_by = by;
   }
 }
 
-// The fallbacks where documents had to be cut: the cut to the share
-// (cut_to_share.h), and the token-balanced planner on the cap-sized pieces
-// (when every rank must be full, balancing tokens can win). Each replaces
-// the plan when its heaviest rank is lighter.
+// The cut to the share cuts documents at rank and microbatch boundaries
+// (hundreds more cuts than the document-level plan on a 1,024-rank step), so
+// it is tried only below this balance: above it, keeping documents whole is
+// worth more than the last fraction of a percent.
+constexpr double kCutToShareBelow = 0.99;
+
+// The fallbacks where documents had to be cut: the token-balanced planner
+// on the cap-sized pieces (when every rank must be full, balancing tokens
+// can win), replacing the plan when its rank balance is higher; then, when
+// the plan is still below kCutToShareBelow, the cut to the share
+// (cut_to_share.h), replacing it when its balance is higher by more than the
+// planner's tolerance.
 absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut,
                           const cost::CostModel& model, absl::Span<const int64_t> lengths,
                           absl::Span<const int64_t> kept, const StepOptions& o, int64_t m,
                           int64_t total, StepStats* stats) {
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   const double overhead = model.SequenceOverhead();
+  if (stats != nullptr) stats->documents_balance = RankBalance(items, costs, overhead, r, m).first;
+  StepOptions fixed = o;
+  fixed.microbatches_per_rank = m;
+  std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
+  absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<std::vector<double>> capcut_costs = ItemCosts(model, capcut.tokens);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
+  capcut_costs = ItemCosts(model, capcut.tokens);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  KeepLighter(items, costs, capcut, *capcut_costs, overhead, r, m, 0, StepStats::PlannedBy::kTokens,
+              stats);
+  if (RankBalance(items, costs, overhead, r, m).first >= kCutToShareBelow) {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::vector<SharePiece>> cut = CutToShare(model, lengths, kept, r, m, cap);
   if (!cut.ok()) return cut.status();
   if (!cut->empty() && static_cast<int64_t>(cut->size()) <= kMaxStepItems) {
@@ -303,21 +334,9 @@ absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut
     }
     absl::StatusOr<std::vector<double>> other_costs = ItemCosts(model, other.tokens);
     if (!other_costs.ok()) return other_costs.status();
-    KeepLighter(items, costs, other, *other_costs, overhead, r, m,
+    KeepLighter(items, costs, other, *other_costs, overhead, r, m, o.tolerance,
                 StepStats::PlannedBy::kCutToShare, stats);
   }
-  StepOptions fixed = o;
-  fixed.microbatches_per_rank = m;
-  std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
-  absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
-  if (!found.ok()) return found.status();
-  absl::StatusOr<std::vector<double>> capcut_costs = ItemCosts(model, capcut.tokens);
-  if (!capcut_costs.ok()) return capcut_costs.status();
-  if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
-  capcut_costs = ItemCosts(model, capcut.tokens);
-  if (!capcut_costs.ok()) return capcut_costs.status();
-  KeepLighter(items, costs, capcut, *capcut_costs, overhead, r, m, StepStats::PlannedBy::kTokens,
-              stats);
   return absl::OkStatus();
 }
 
@@ -434,12 +453,23 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
 
   int64_t m = fixed_m;
   std::vector<double> costs;
-  // Documents over the cap that may be cut: they get balanced piece counts
-  // (balanced_split.h) and the honest lower bound below.
-  const bool divisible =
-      o.overflow == Overflow::kSplit &&
-      std::any_of(kept.begin(), kept.end(), [&](int64_t i) { return lengths[i] > cap; });
-  LongDocs long_docs;
+  // Under split every document may be cut: each gets the pieces balance
+  // needs (balanced_split.h; 1 or ceil(L / cap) for most). A heavy document
+  // needs more than the cap asks; documents over the cap or heavy ones make
+  // the step divisible: the default planner recuts the heavy ones, tries
+  // its fallbacks, and the lower bound treats cut documents as divisible.
+  BalancedCut balanced;
+  bool heavy = false, divisible = false;
+  if (o.overflow == Overflow::kSplit && !kept.empty()) {
+    absl::StatusOr<BalancedCut> counts = BalancedCounts(model, lengths, kept, r, cap);
+    if (!counts.ok()) return counts.status();
+    balanced = std::move(*counts);
+    for (int64_t i : kept) {
+      heavy = heavy || std::min(lengths[i], cap) > balanced.longest;
+      divisible = divisible || lengths[i] > cap;
+    }
+    divisible = divisible || heavy;
+  }
   Items capcut;  // the items cut at the cap, for the fallbacks
   if (o.algorithm == StepAlgorithm::kRandom) {
     // Under defer, the documents past R x M x cap tokens (in input order)
@@ -474,19 +504,6 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
-    if (divisible) {
-      std::vector<int64_t> whole_lengths;
-      for (int64_t i : kept) {
-        if (lengths[i] <= cap) whole_lengths.push_back(lengths[i]);
-      }
-      absl::StatusOr<std::vector<double>> whole = ItemCosts(model, whole_lengths);
-      if (!whole.ok()) return whole.status();
-      double whole_cost = 0;
-      for (double w : *whole) whole_cost += w;
-      absl::StatusOr<LongDocs> found = FindLongDocs(model, lengths, kept, r, cap, whole_cost);
-      if (!found.ok()) return found.status();
-      long_docs = std::move(*found);
-    }
   } else {
     items.Reserve(static_cast<size_t>(pieces));
     for (int64_t i : kept) {
@@ -495,26 +512,15 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
-    if (divisible) {
-      double whole_cost = 0;
-      for (size_t i = 0; i < items.size(); ++i) {
-        if (lengths[items.doc[i]] <= cap) whole_cost += costs[i];
-      }
-      absl::StatusOr<LongDocs> found = FindLongDocs(model, lengths, kept, r, cap, whole_cost);
-      if (!found.ok()) return found.status();
-      long_docs = std::move(*found);
-      // Only the default planner cuts for balance; the baselines cut at the
-      // cap, as the pipelines they stand for do.
-      if (o.algorithm == StepAlgorithm::kDocuments) {
-        capcut = items;
-        int64_t extra = 0;
-        for (size_t d = 0; d < long_docs.doc.size(); ++d) {
-          extra += long_docs.pieces[d] - CapPieces(lengths[long_docs.doc[d]], cap);
-        }
-        if (extra > 0 && pieces + extra <= StepItemBudget(o)) {
-          if (absl::Status s = RecutHeavy(items, costs, model, lengths, long_docs, cap); !s.ok()) {
-            return s;
-          }
+    // Only the default planner cuts for balance; the baselines cut at the
+    // cap, as the pipelines they stand for do.
+    if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
+      capcut = items;
+      int64_t extra = 0;
+      for (int64_t i : kept) extra += balanced.pieces[i] - CapPieces(lengths[i], cap);
+      if (heavy && pieces + extra <= StepItemBudget(o)) {
+        if (absl::Status s = RecutHeavy(items, costs, model, lengths, balanced, cap); !s.ok()) {
+          return s;
         }
       }
     }
@@ -644,41 +650,46 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   for (size_t i = 0; i < items.size() && !any_piece; ++i) {
     any_piece = items.tokens[i] != lengths[items.doc[i]];
   }
-  if (any_piece) {
-    std::vector<int32_t> pieces_of(n, 0);
+  std::vector<int32_t> pieces_of;
+  if (any_piece || heavy) {
+    pieces_of.assign(n, 0);
     for (size_t i = 0; i < items.size(); ++i) {
       if (items.where[i] >= 0) ++pieces_of[items.doc[i]];
     }
     for (int64_t i = 0; i < n; ++i) metrics.split_items += pieces_of[i] > 1 ? 1 : 0;
-    // The honest bound: a document that may be cut is divisible (at most as
-    // many pieces as balance needs, or as this plan made), the others whole.
-    std::vector<int64_t> most(n, 0);
-    for (size_t d = 0; d < long_docs.doc.size(); ++d) most[long_docs.doc[d]] = long_docs.pieces[d];
+  }
+  if (o.overflow == Overflow::kSplit && (any_piece || heavy)) {
+    // The honest bound: a document may be cut into as many pieces as
+    // balance needs or as this plan made (so the plan is one of the plans
+    // bounded); the others are whole.
     std::vector<int64_t> cut_lengths, cut_pieces;
     double whole_cost = 0, largest_whole = 0;
     int64_t tokens = 0;
+    auto most = [&](size_t doc) {
+      return std::max<int64_t>(balanced.pieces.empty() ? 1 : balanced.pieces[doc], pieces_of[doc]);
+    };
     for (size_t i = 0; i < items.size(); ++i) {
       if (items.where[i] < 0) continue;
-      const int64_t doc = items.doc[i];
       tokens += items.tokens[i];
-      if (pieces_of[doc] == 1 && most[doc] == 0) {
+      if (most(items.doc[i]) == 1) {
         whole_cost += costs[i];
         largest_whole = std::max(largest_whole, costs[i]);
       }
     }
     for (int64_t i = 0; i < n; ++i) {
-      if (pieces_of[i] > 1 || most[i] > 0) {
+      if (pieces_of[i] > 0 && most(i) > 1) {
         cut_lengths.push_back(lengths[i]);
-        cut_pieces.push_back(std::max<int64_t>(most[i], pieces_of[i]));
+        cut_pieces.push_back(most(i));
       }
     }
-    for (int64_t among : {r, r * m}) {
-      absl::StatusOr<double> bound = DivisibleLowerBound(model, cut_lengths, cut_pieces, whole_cost,
-                                                         largest_whole, tokens, cap, among);
+    for (const bool per_rank : {true, false}) {
+      absl::StatusOr<double> bound =
+          DivisibleLowerBound(model, cut_lengths, cut_pieces, whole_cost, largest_whole, tokens,
+                              cap, per_rank ? r : r * m);
       if (!bound.ok()) return bound.status();
       // Above the plan only for a cost that is not convex in length
       // (docs/planner.md): the plan itself is then the best bound known.
-      if (among == r) {
+      if (per_rank) {
         metrics.rank_lower_bound = std::min(*bound, metrics.max_rank_cost);
         metrics.rank_gap_to_lower_bound =
             metrics.rank_lower_bound > 0 ? metrics.max_rank_cost / metrics.rank_lower_bound - 1 : 0;

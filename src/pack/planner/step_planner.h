@@ -71,6 +71,9 @@ struct StepStats {
   // yet.
   enum class PlannedBy { kDocuments, kCutToShare, kTokens };
   PlannedBy planned_by = PlannedBy::kDocuments;
+  // The document-level plan's rank balance before the fallbacks were tried
+  // (0 when they were not).
+  double documents_balance = 0;
 };
 
 // The most microbatches one step has: num_ranks x microbatches_per_rank,
