@@ -463,9 +463,16 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   BalancedCut balanced;
   bool heavy = false, divisible = false;
   if (o.overflow == Overflow::kSplit && !kept.empty()) {
-    // With M fixed, the tokens every rank must carry (the others full).
-    const int64_t rank_tokens =
-        fixed_m > 0 ? std::max<int64_t>(0, total - (r - 1) * fixed_m * cap) : 0;
+    // With M fixed, the tokens a rank carries: at least what is left when
+    // the others are full; in a step at least 98% full, the average (the
+    // sampled steps of a pipeline stop short of full by one document, and
+    // their ranks still end up nearly full).
+    int64_t rank_tokens = 0;
+    if (fixed_m > 0) {
+      const int64_t slots = r * fixed_m * cap;  // validated to fit int64
+      rank_tokens = std::max<int64_t>(0, total - (slots - fixed_m * cap));
+      if (total >= slots / 50 * 49) rank_tokens = std::max(rank_tokens, total / r);
+    }
     absl::StatusOr<BalancedCut> counts = BalancedCounts(model, lengths, kept, r, cap, rank_tokens);
     if (!counts.ok()) return counts.status();
     balanced = std::move(*counts);
