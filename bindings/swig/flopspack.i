@@ -107,6 +107,7 @@ FLOPSPACK_WRAP(flopspack_swig_stream_packer_restore)
 /* statistics */
 FLOPSPACK_WRAP(flopspack_stats_create)
 FLOPSPACK_WRAP(flopspack_swig_stats_create_from_histogram)
+FLOPSPACK_WRAP(flopspack_swig_stats_create_with_options)
 FLOPSPACK_WRAP(flopspack_stats_merge)
 FLOPSPACK_WRAP(flopspack_stats_summarize)
 FLOPSPACK_WRAP(flopspack_stats_quantile)
@@ -438,6 +439,25 @@ flopspack_status flopspack_swig_stats_create_from_histogram(const int64_t* lengt
                                    std::to_string(n) + " lengths");
   }
   return flopspack_stats_create_from_histogram(lengths, counts, n, model, out);
+}
+/* flopspack_stats_create_with_options with the options as a scalar: an
+ * empty counts array means each length once. */
+flopspack_status flopspack_swig_stats_create_with_options(const int64_t* lengths, size_t n,
+                                                          const uint64_t* counts,
+                                                          size_t num_counts,
+                                                          const flopspack_cost_model* model,
+                                                          int64_t cost_capacity,
+                                                          flopspack_stats** out) {
+  if (num_counts != 0 && num_counts != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "counts has " + std::to_string(num_counts) + " entries for " +
+                                   std::to_string(n) + " lengths");
+  }
+  flopspack_stats_options options;
+  flopspack_stats_options_init(&options);
+  options.cost_capacity = cost_capacity;
+  return flopspack_stats_create_with_options(lengths, num_counts == 0 ? NULL : counts, n, model,
+                                             &options, out);
 }
 flopspack_status flopspack_swig_stats_histogram_size(const flopspack_stats* stats,
                                                      const flopspack_histogram_options* options,

@@ -890,6 +890,31 @@ FLOPSPACK_API flopspack_status flopspack_stats_entries(const flopspack_stats* st
 
 FLOPSPACK_API void flopspack_stats_destroy(flopspack_stats* stats);
 
+/* Statistics costed as training sees the documents. Options struct:
+ * flopspack_stats_options_init, then set fields. */
+typedef struct flopspack_stats_options {
+  uint32_t struct_size;
+  /* The training sequence length: a document longer than it is costed as
+   * the pieces FLOPSPACK_OVERFLOW_SPLIT cuts it into (floor(length /
+   * cost_capacity) pieces of cost_capacity tokens and the remainder, each
+   * attending within itself), so every cost figure (summary costs,
+   * cost-weighted quantiles, CDFs and histograms, tail cost shares,
+   * expected max) is the cost as trained. Default 0: documents costed
+   * whole. Lengths and token figures are the same either way; ignored
+   * without a model. */
+  int64_t cost_capacity;
+} flopspack_stats_options;
+
+FLOPSPACK_API void flopspack_stats_options_init(flopspack_stats_options* options);
+
+/* flopspack_stats_create (counts NULL: each length once) or
+ * _create_from_histogram (counts[i] documents of length lengths[i]) with
+ * options; options may be NULL (the defaults: the same statistics as those
+ * calls). Statistics with different cost_capacity do not merge. */
+FLOPSPACK_API flopspack_status flopspack_stats_create_with_options(
+    const int64_t* lengths, const uint64_t* counts, size_t n, const flopspack_cost_model* model,
+    const flopspack_stats_options* options, flopspack_stats** out);
+
 /* ------------------------------------------------------------------------
  * The straggler emulator (docs/straggler-emulator.md): predict the
  * throughput a dataset loses to stragglers and padding at N GPUs, under a

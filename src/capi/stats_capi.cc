@@ -328,6 +328,43 @@ flopspack_status flopspack_stats_entries(const flopspack_stats* stats, int64_t* 
   });
 }
 
+void flopspack_stats_options_init(flopspack_stats_options* options) {
+  if (options == nullptr) return;
+  *options = flopspack_stats_options{};
+  options->struct_size = sizeof(flopspack_stats_options);
+}
+
+flopspack_status flopspack_stats_create_with_options(const int64_t* lengths, const uint64_t* counts,
+                                                     size_t n, const flopspack_cost_model* model,
+                                                     const flopspack_stats_options* options,
+                                                     flopspack_stats** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (counts != nullptr) {
+      if (flopspack_status s = RequireArray(counts, n, sizeof(uint64_t), "counts")) return s;
+    }
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack_stats_options o;
+    flopspack_stats_options_init(&o);
+    if (flopspack_status s = ReadOptions(options, &o, "flopspack_stats_options")) return s;
+    if (o.cost_capacity < 0) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                      absl::StrFormat("flopspack_stats_options->cost_capacity = %d: must be 0 "
+                                      "(documents costed whole) or a positive sequence length",
+                                      o.cost_capacity));
+    }
+    if (counts == nullptr) {
+      return Emit(
+          LengthStats::Create(absl::MakeConstSpan(lengths, n), ModelOf(model), o.cost_capacity),
+          out);
+    }
+    return Emit(
+        LengthStats::FromHistogram(absl::MakeConstSpan(lengths, n), absl::MakeConstSpan(counts, n),
+                                   ModelOf(model), o.cost_capacity),
+        out);
+  });
+}
+
 void flopspack_stats_destroy(flopspack_stats* stats) { delete stats; }
 
 }  // extern "C"

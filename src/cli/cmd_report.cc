@@ -307,10 +307,14 @@ void Run(const Invocation& invocation) {
   doc.Set("input", InputJson(context));
   doc.Set("model", ModelJson(context.spec));
 
-  const StatsPtr stats = MakeStats(context);
+  // Costs as trained: a document longer than a microbatch is costed as the
+  // pieces of --capacity tokens it is trained in (the emulator's figures
+  // below cost microbatch pieces already).
+  const StatsPtr stats = MakeStats(context, sim.tokens_per_microbatch);
   Json stats_json = Json::Object();
   DatasetStatsJson(
-      ComputeDatasetStats(stats.get(), false, 0, {4096, 8192, 16384, 32768, 65536, 131072}),
+      ComputeDatasetStats(stats.get(), false, 0, {4096, 8192, 16384, 32768, 65536, 131072},
+                          sim.tokens_per_microbatch),
       stats_json);
   doc.Set("stats", std::move(stats_json));
   progress.Advance();

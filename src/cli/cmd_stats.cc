@@ -30,10 +30,20 @@ void Run(const Invocation& invocation) {
     throw UsageError(absl::StrFormat("--bins=%s: expected log2 or linear", bins));
   }
   const std::vector<int64_t> thresholds = ParseThresholds(absl::GetFlag(FLAGS_thresholds));
+  // --capacity: the training sequence length; costs as trained (a longer
+  // document as the pieces SPLIT cuts it into). Without it, whole documents.
+  int64_t cost_capacity = 0;
+  if (invocation.Given("capacity")) {
+    cost_capacity = absl::GetFlag(FLAGS_capacity);
+    if (cost_capacity <= 0) {
+      throw UsageError(
+          absl::StrFormat("--capacity=%d: must be a positive sequence length", cost_capacity));
+    }
+  }
   const Context context = LoadContext(invocation, invocation.positional[0]);
-  const StatsPtr stats = MakeStats(context);
-  const DatasetStats data = ComputeDatasetStats(stats.get(), bins == "linear",
-                                                absl::GetFlag(FLAGS_bin_width), thresholds);
+  const StatsPtr stats = MakeStats(context, cost_capacity);
+  const DatasetStats data = ComputeDatasetStats(
+      stats.get(), bins == "linear", absl::GetFlag(FLAGS_bin_width), thresholds, cost_capacity);
   const std::string& unit = context.spec.unit;
 
   if (format == Format::kJson) {
@@ -70,8 +80,14 @@ Command StatsCommand() {
           "by tokens), the total cost under the cost model; a histogram with the share of\n"
           "documents, tokens and cost per bin; the tail beyond each --thresholds length; and\n"
           "the expected longest document among n drawn at random (the tail a batch of n\n"
-          "documents meets). --csv prints the histogram.",
-          Concat({{"bins", "bin_width", "thresholds"}, InputFlags(), ModelFlags(), OutputFlags()}),
+          "documents meets). --csv prints the histogram.\n"
+          "Costs are of whole documents unless --capacity N (the training sequence length)\n"
+          "is given: then a document longer than N is costed as the pieces training sees\n"
+          "(floor(length / N) pieces of N and the remainder, each attending within itself).",
+          Concat({{"bins", "bin_width", "thresholds", "capacity"},
+                  InputFlags(),
+                  ModelFlags(),
+                  OutputFlags()}),
           1,
           1,
           Run};

@@ -8,12 +8,21 @@
 
 namespace flopspack::cli {
 
-StatsPtr MakeStats(const Context& context) {
+StatsPtr MakeStats(const Context& context, int64_t cost_capacity) {
+  flopspack_stats_options options;
+  flopspack_stats_options_init(&options);
+  options.cost_capacity = cost_capacity;
   flopspack_stats* stats = nullptr;
-  Check(flopspack_stats_create(context.lengths.values.data(), context.lengths.values.size(),
-                               context.model.get(), &stats),
+  Check(flopspack_stats_create_with_options(context.lengths.values.data(), nullptr,
+                                            context.lengths.values.size(), context.model.get(),
+                                            &options, &stats),
         context.lengths.source);
   return StatsPtr(stats);
+}
+
+std::string CostConvention(int64_t cost_capacity) {
+  if (cost_capacity <= 0) return "whole documents";
+  return absl::StrFormat("as trained: cut into pieces of %s tokens", Cell(cost_capacity));
 }
 
 std::vector<int64_t> ParseThresholds(const std::string& list) {
@@ -52,8 +61,9 @@ std::vector<double> Histogram(const flopspack_stats* stats, bool linear, int64_t
 }  // namespace
 
 DatasetStats ComputeDatasetStats(const flopspack_stats* stats, bool linear, int64_t bin_width,
-                                 const std::vector<int64_t>& thresholds) {
+                                 const std::vector<int64_t>& thresholds, int64_t cost_capacity) {
   DatasetStats data;
+  data.cost_capacity = cost_capacity;
   data.summary = {};
   data.summary.struct_size = sizeof(data.summary);
   Check(flopspack_stats_summarize(stats, &data.summary), "summary");
@@ -118,6 +128,8 @@ void DatasetStatsJson(const DatasetStats& d, Json& out) {
   summary.Set("p999", s.p999);
   summary.Set("max", s.max);
   summary.Set("has_cost", s.has_cost != 0);
+  out.Set("cost_capacity", d.cost_capacity);
+  out.Set("cost_convention", CostConvention(d.cost_capacity));
   summary.Set("total_cost", s.total_cost);
   summary.Set("mean_cost", s.mean_cost);
   summary.Set("max_cost", s.max_cost);
@@ -171,6 +183,7 @@ Table SummaryTable(const DatasetStats& d, const std::string& unit) {
   t.AddRow(
       {"half the tokens are in documents longer than", Cell(static_cast<int64_t>(d.token_median))});
   if (s.has_cost) {
+    t.AddRow({"costs of documents", CostConvention(d.cost_capacity)});
     t.AddRow(
         {"half the cost is in documents longer than", Cell(static_cast<int64_t>(d.cost_median))});
     t.AddRow({absl::StrCat("total cost (", unit, ")"), Si(s.total_cost)});

@@ -19,8 +19,14 @@ struct StatsDeleter {
 };
 using StatsPtr = std::unique_ptr<flopspack_stats, StatsDeleter>;
 
-// Statistics of the context's lengths with its cost model.
-StatsPtr MakeStats(const Context& context);
+// Statistics of the context's lengths with its cost model; cost_capacity >
+// 0 costs each document as training with that sequence length sees it (a
+// longer one as its pieces), 0 costs documents whole.
+StatsPtr MakeStats(const Context& context, int64_t cost_capacity = 0);
+
+// Which convention cost figures use, for people: "whole documents" or
+// "as trained: cut into pieces of N tokens".
+std::string CostConvention(int64_t cost_capacity);
 
 struct TailRow {
   int64_t threshold;
@@ -29,6 +35,7 @@ struct TailRow {
 
 struct DatasetStats {
   flopspack_stats_summary summary;
+  int64_t cost_capacity = 0;                 // the convention of every cost figure (CostConvention)
   double token_median = 0, cost_median = 0;  // weighted medians (cost: 0 without a model)
   std::string binning;
   std::vector<int64_t> upper_edges;
@@ -41,9 +48,10 @@ struct DatasetStats {
 std::vector<int64_t> ParseThresholds(const std::string& list);
 
 DatasetStats ComputeDatasetStats(const flopspack_stats* stats, bool linear, int64_t bin_width,
-                                 const std::vector<int64_t>& thresholds);
+                                 const std::vector<int64_t>& thresholds, int64_t cost_capacity = 0);
 
-// Adds "summary", "weighted_medians", "histogram", "tail", "expected_max_length".
+// Adds "summary", "weighted_medians", "histogram", "tail", "expected_max_length",
+// and "cost_capacity" / "cost_convention" (what the cost figures mean).
 void DatasetStatsJson(const DatasetStats& data, Json& out);
 
 Table SummaryTable(const DatasetStats& data, const std::string& unit);

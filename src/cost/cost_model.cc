@@ -22,4 +22,18 @@ absl::StatusOr<double> CostModel::PaddedBatchCost(absl::Span<const int64_t> leng
   return static_cast<double>(lengths.size()) * *one;
 }
 
+absl::StatusOr<double> CostModel::DocumentCostAsTrained(int64_t length, int64_t capacity) const {
+  if (capacity <= 0 || length <= capacity) return DocumentCost(length);
+  const int64_t full = length / capacity, rest = length % capacity;
+  absl::StatusOr<double> piece = DocumentCost(capacity);
+  if (!piece.ok()) return piece.status();
+  double cost = static_cast<double>(full) * *piece;
+  if (rest > 0) {
+    absl::StatusOr<double> last = DocumentCost(rest);
+    if (!last.ok()) return last.status();
+    cost += *last;
+  }
+  return cost;
+}
+
 }  // namespace flopspack::cost

@@ -39,6 +39,14 @@ class CostModel {
   // n samples padded to the longest, each its own sequence:
   // n * SequenceCost({max}). 0 for an empty batch.
   absl::StatusOr<double> PaddedBatchCost(absl::Span<const int64_t> lengths) const;
+
+  // Cost of one document as training with a sequence length of `capacity`
+  // sees it: a document longer than the capacity is cut as overflow SPLIT
+  // cuts it, into floor(length / capacity) pieces of the capacity and the
+  // remainder (if any), each attending within itself, so its cost is
+  // floor(length / capacity) * DocumentCost(capacity) + DocumentCost(rest).
+  // capacity = 0: the document whole (DocumentCost). O(1) model calls.
+  absl::StatusOr<double> DocumentCostAsTrained(int64_t length, int64_t capacity) const;
 };
 
 }  // namespace flopspack::cost

@@ -40,20 +40,31 @@ int64_t LinearWidth(int64_t width, int64_t top) {
   return width;
 }
 
+absl::Status CheckCostCapacity(int64_t cost_capacity) {
+  if (cost_capacity >= 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "cost_capacity = %d: must be 0 (documents costed whole) or a positive sequence length",
+      cost_capacity));
+}
+
 }  // namespace
 
 absl::StatusOr<LengthStats> LengthStats::Create(absl::Span<const int64_t> lengths,
-                                                const cost::CostModel* model) {
+                                                const cost::CostModel* model,
+                                                int64_t cost_capacity) {
+  if (absl::Status s = CheckCostCapacity(cost_capacity); !s.ok()) return s;
   absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths);
   if (!total.ok()) return total.status();
   LengthHistogram h = CountLengths(lengths);
   std::vector<uint64_t> counts(h.counts.begin(), h.counts.end());
-  return FromSortedMap(std::move(h.values), std::move(counts), model);
+  return FromSortedMap(std::move(h.values), std::move(counts), model, cost_capacity);
 }
 
 absl::StatusOr<LengthStats> LengthStats::FromHistogram(absl::Span<const int64_t> lengths,
                                                        absl::Span<const uint64_t> counts,
-                                                       const cost::CostModel* model) {
+                                                       const cost::CostModel* model,
+                                                       int64_t cost_capacity) {
+  if (absl::Status s = CheckCostCapacity(cost_capacity); !s.ok()) return s;
   if (lengths.size() != counts.size()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("lengths has %u entries but counts has %u", lengths.size(), counts.size()));
@@ -82,20 +93,22 @@ absl::StatusOr<LengthStats> LengthStats::FromHistogram(absl::Span<const int64_t>
       merged.push_back(count);
     }
   }
-  return FromSortedMap(std::move(distinct), std::move(merged), model);
+  return FromSortedMap(std::move(distinct), std::move(merged), model, cost_capacity);
 }
 
 absl::StatusOr<LengthStats> LengthStats::FromSortedMap(std::vector<int64_t> lengths,
                                                        std::vector<uint64_t> counts,
-                                                       const cost::CostModel* model) {
+                                                       const cost::CostModel* model,
+                                                       int64_t cost_capacity) {
   LengthStats s;
   s.lengths_ = std::move(lengths);
   s.counts_ = std::move(counts);
   if (model != nullptr) {
     s.has_cost_ = true;
+    s.cost_capacity_ = cost_capacity;
     s.costs_.resize(s.lengths_.size());
     for (size_t i = 0; i < s.lengths_.size(); ++i) {
-      absl::StatusOr<double> c = model->DocumentCost(s.lengths_[i]);
+      absl::StatusOr<double> c = model->DocumentCostAsTrained(s.lengths_[i], cost_capacity);
       if (!c.ok()) return c.status();
       if (!std::isfinite(*c) || *c < 0) {
         return absl::InvalidArgumentError(absl::StrFormat(
@@ -106,7 +119,7 @@ absl::StatusOr<LengthStats> LengthStats::FromSortedMap(std::vector<int64_t> leng
       s.costs_[i] = *c;
     }
     for (int64_t probe : kProbeLengths) {
-      absl::StatusOr<double> c = model->DocumentCost(probe);
+      absl::StatusOr<double> c = model->DocumentCostAsTrained(probe, cost_capacity);
       s.fingerprint_.push_back(c.ok() ? *c : std::numeric_limits<double>::quiet_NaN());
     }
   }
@@ -170,6 +183,12 @@ absl::StatusOr<LengthStats> LengthStats::Merge(const LengthStats& a, const Lengt
         absl::StrFormat("cannot merge statistics built with a cost model (%s) and without one (%s)",
                         a.has_cost_ ? "a" : "b", a.has_cost_ ? "b" : "a"));
   }
+  if (a.has_cost_ && a.cost_capacity_ != b.cost_capacity_) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cannot merge statistics costed for different sequence lengths: cost_capacity %d in a "
+        "and %d in b",
+        a.cost_capacity_, b.cost_capacity_));
+  }
   if (a.has_cost_) {
     for (size_t i = 0; i < a.fingerprint_.size(); ++i) {
       if (!SameCost(a.fingerprint_[i], b.fingerprint_[i])) {
@@ -182,6 +201,7 @@ absl::StatusOr<LengthStats> LengthStats::Merge(const LengthStats& a, const Lengt
   }
   LengthStats s;
   s.has_cost_ = a.has_cost_;
+  s.cost_capacity_ = a.cost_capacity_;
   s.fingerprint_ = a.fingerprint_;
   const size_t ka = a.lengths_.size(), kb = b.lengths_.size();
   s.lengths_.reserve(ka + kb);

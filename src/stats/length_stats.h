@@ -56,23 +56,31 @@ class LengthStats {
  public:
   // lengths: every length > 0; n = 0 gives an empty dataset. model may be
   // null (no cost figures); it is not kept: the per-length costs are.
+  // cost_capacity > 0 costs each document as training with that sequence
+  // length sees it (CostModel::DocumentCostAsTrained: a longer document as
+  // its pieces); 0 costs documents whole. Lengths and tokens are unchanged.
   static absl::StatusOr<LengthStats> Create(absl::Span<const int64_t> lengths,
-                                            const cost::CostModel* model);
+                                            const cost::CostModel* model,
+                                            int64_t cost_capacity = 0);
   // From a histogram: counts[i] documents of length lengths[i]. Lengths need
   // not be sorted or distinct (repeated lengths add up); zero counts are
   // allowed and ignored.
   static absl::StatusOr<LengthStats> FromHistogram(absl::Span<const int64_t> lengths,
                                                    absl::Span<const uint64_t> counts,
-                                                   const cost::CostModel* model);
+                                                   const cost::CostModel* model,
+                                                   int64_t cost_capacity = 0);
   // The statistics of the union of both datasets. Both must have been built
   // without a model, or with models that agree (same cost on a fixed set of
-  // probe lengths and on every length both hold): else InvalidArgument.
+  // probe lengths and on every length both hold) and the same
+  // cost_capacity: else InvalidArgument.
   static absl::StatusOr<LengthStats> Merge(const LengthStats& a, const LengthStats& b);
 
   uint64_t count() const { return count_; }
   int64_t tokens() const { return tokens_; }
   bool empty() const { return count_ == 0; }
   bool has_cost() const { return has_cost_; }
+  // The sequence length costs were computed for (0 = whole documents).
+  int64_t cost_capacity() const { return cost_capacity_; }
   double total_cost() const { return total_cost_; }
   // Mean length (0 when empty) and population standard deviation
   // (divides by n, the dataset is the population).
@@ -123,7 +131,8 @@ class LengthStats {
   double CumWeight(size_t i, Weighting w) const;
   static absl::StatusOr<LengthStats> FromSortedMap(std::vector<int64_t> lengths,
                                                    std::vector<uint64_t> counts,
-                                                   const cost::CostModel* model);
+                                                   const cost::CostModel* model,
+                                                   int64_t cost_capacity);
 
   std::vector<int64_t> lengths_;
   std::vector<uint64_t> counts_;
@@ -133,6 +142,7 @@ class LengthStats {
   std::vector<double> cum_costs_;
   std::vector<double> fingerprint_;
   bool has_cost_ = false;
+  int64_t cost_capacity_ = 0;
   uint64_t count_ = 0;
   int64_t tokens_ = 0;
   double total_cost_ = 0;

@@ -299,3 +299,65 @@ TEST(LengthStatsTest, ExpectedMaxUsesCostWhenModelGiven) {
 
 }  // namespace
 }  // namespace flopspack::stats
+
+namespace flopspack::stats {
+namespace {
+
+// A 2.7M-token document under a training sequence length of 8192 is
+// 329 pieces of 8192 and one of 4832 (329 * 8192 + 4832 = 2,700,000): its
+// cost as trained is the sum of theirs, in closed form for the polynomial
+// document cost 1 + 2 l + 0.01 l^2 (the per-sequence 5 is not a document's).
+TEST(LengthStatsCostCapacityTest, LongDocumentCostsItsPieces) {
+  auto model = *cost::PolynomialModel::Create({5, 1, 2, 0.01});
+  auto doc = [](double l) { return 1 + 2 * l + 0.01 * l * l; };
+  const std::vector<int64_t> lengths = {2'700'000, 8192, 100, 8193};
+  auto whole = LengthStats::Create(lengths, model.get());
+  auto trained = LengthStats::Create(lengths, model.get(), 8192);
+  ASSERT_TRUE(whole.ok() && trained.ok());
+  // Lengths and tokens are the same; only costs change.
+  EXPECT_EQ(trained->tokens(), whole->tokens());
+  EXPECT_EQ(trained->max(), 2'700'000);
+  EXPECT_EQ(trained->cost_capacity(), 8192);
+  const double pieces_2_7m = 329 * doc(8192) + doc(4832);
+  const double pieces_8193 = doc(8192) + doc(1);
+  // lengths() ascending: 100, 8192, 8193, 2.7M.
+  EXPECT_DOUBLE_EQ(trained->costs()[0], doc(100));
+  EXPECT_DOUBLE_EQ(trained->costs()[1], doc(8192));
+  EXPECT_DOUBLE_EQ(trained->costs()[2], pieces_8193);
+  EXPECT_DOUBLE_EQ(trained->costs()[3], pieces_2_7m);
+  EXPECT_DOUBLE_EQ(whole->costs()[3], doc(2'700'000));
+  EXPECT_GT(whole->costs()[3] / trained->costs()[3], 300);  // overstated ~330x whole
+  EXPECT_DOUBLE_EQ(trained->total_cost(), doc(100) + doc(8192) + pieces_8193 + pieces_2_7m);
+  // The tail's share of cost follows.
+  const TailShare tail = trained->Above(131072);
+  EXPECT_EQ(tail.documents, 1u);
+  EXPECT_DOUBLE_EQ(tail.cost, pieces_2_7m);
+  EXPECT_DOUBLE_EQ(tail.cost_share, pieces_2_7m / trained->total_cost());
+  // A document exactly a multiple of the capacity has no remainder piece.
+  auto exact = LengthStats::Create(std::vector<int64_t>{3 * 8192}, model.get(), 8192);
+  EXPECT_DOUBLE_EQ(exact->costs()[0], 3 * doc(8192));
+}
+
+TEST(LengthStatsCostCapacityTest, ZeroIsWholeAndConventionsDoNotMerge) {
+  auto model = *cost::PolynomialModel::Create({5, 1, 2, 0.01});
+  const std::vector<int64_t> lengths = {3, 20000, 70000, 5};
+  auto a = LengthStats::Create(lengths, model.get());
+  auto b = LengthStats::Create(lengths, model.get(), 0);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t i = 0; i < a->costs().size(); ++i) EXPECT_EQ(a->costs()[i], b->costs()[i]);
+  auto c = LengthStats::Create(lengths, model.get(), 4096);
+  auto merged = LengthStats::Merge(*a, *c);
+  ASSERT_FALSE(merged.ok());
+  EXPECT_NE(merged.status().message().find("cost_capacity 0 in a and 4096 in b"), std::string::npos)
+      << merged.status().message();
+  auto d = LengthStats::Create(lengths, model.get(), 4096);
+  EXPECT_TRUE(LengthStats::Merge(*c, *d).ok());
+  EXPECT_FALSE(LengthStats::Create(lengths, model.get(), -1).ok());
+  std::vector<uint64_t> counts = {1, 2, 0, 4};
+  auto h = LengthStats::FromHistogram(lengths, counts, model.get(), 4096);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->cost_capacity(), 4096);
+}
+
+}  // namespace
+}  // namespace flopspack::stats

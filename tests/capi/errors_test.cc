@@ -1118,6 +1118,38 @@ std::vector<Row> Rows() {
         flopspack_stats_destroy(b);
         return merged == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
       });
+  add("StatsNegativeCostCapacity", "`flopspack_stats_create_with_options`", "cost_capacity < 0",
+      FLOPSPACK_INVALID_ARGUMENT,
+      "flopspack_stats_options->cost_capacity = -1: must be 0 (documents costed whole) or a "
+      "positive sequence length",
+      [](Outs& o) {
+        flopspack_stats_options options;
+        flopspack_stats_options_init(&options);
+        options.cost_capacity = -1;
+        flopspack_stats* stats = reinterpret_cast<flopspack_stats*>(o.plan);
+        const flopspack_status s =
+            flopspack_stats_create_with_options(kThree, nullptr, 3, Tokens(), &options, &stats);
+        return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
+      });
+  add("StatsMergeDifferentCostCapacity", "`flopspack_stats_merge`",
+      "statistics costed for different sequence lengths (cost_capacity)",
+      FLOPSPACK_INVALID_ARGUMENT,
+      "cannot merge statistics costed for different sequence lengths: cost_capacity 0 in a and "
+      "2 in b",
+      [](Outs& o) {
+        flopspack_stats_options options;
+        flopspack_stats_options_init(&options);
+        options.cost_capacity = 2;
+        flopspack_stats* a = nullptr;
+        flopspack_stats* b = nullptr;
+        flopspack_stats_create(kThree, 3, Tokens(), &a);
+        flopspack_stats_create_with_options(kThree, nullptr, 3, Tokens(), &options, &b);
+        flopspack_stats* merged = reinterpret_cast<flopspack_stats*>(o.plan);
+        const flopspack_status s = flopspack_stats_merge(a, b, &merged);
+        flopspack_stats_destroy(a);
+        flopspack_stats_destroy(b);
+        return merged == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
+      });
   add("StatsHistogramCountsOverflow", "`flopspack_stats_create_from_histogram`",
       "counts whose token total overflows int64", FLOPSPACK_OUT_OF_RANGE, "overflows int64",
       [](Outs& o) {

@@ -266,4 +266,51 @@ TEST(StatsBadInputTest, HistogramOptions) {
                          FLOPSPACK_INVALID_ARGUMENT, "num_bins must not be NULL");
 }
 
+// Costs as trained through the C ABI: a 2,700,000-token document at a
+// sequence length of 8192 is 329 pieces of 8192 and one of 4832; options
+// NULL (or cost_capacity 0) is flopspack_stats_create exactly.
+TEST(StatsCapiTest, CostCapacityCostsTheTrainedPieces) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(5, 1, 2, 0.01, &model), FLOPSPACK_OK);
+  auto doc = [](double l) { return 1 + 2 * l + 0.01 * l * l; };
+  const int64_t lengths[] = {2700000, 100, 8192};
+  flopspack_stats_options options;
+  flopspack_stats_options_init(&options);
+  EXPECT_EQ(options.struct_size, sizeof(options));
+  EXPECT_EQ(options.cost_capacity, 0);
+  flopspack_stats *plain = nullptr, *null_options = nullptr, *trained = nullptr;
+  ASSERT_EQ(flopspack_stats_create(lengths, 3, model, &plain), FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_stats_create_with_options(lengths, nullptr, 3, model, nullptr, &null_options),
+            FLOPSPACK_OK);
+  options.cost_capacity = 8192;
+  ASSERT_EQ(flopspack_stats_create_with_options(lengths, nullptr, 3, model, &options, &trained),
+            FLOPSPACK_OK);
+  flopspack_stats_summary a{}, b{}, t{};
+  a.struct_size = b.struct_size = t.struct_size = sizeof(a);
+  ASSERT_EQ(flopspack_stats_summarize(plain, &a), FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_stats_summarize(null_options, &b), FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_stats_summarize(trained, &t), FLOPSPACK_OK);
+  EXPECT_EQ(std::memcmp(&a, &b, sizeof(a)), 0);
+  const double pieces = 329 * doc(8192) + doc(4832);
+  EXPECT_DOUBLE_EQ(t.max_cost, pieces);
+  EXPECT_DOUBLE_EQ(t.total_cost, pieces + doc(100) + doc(8192));
+  EXPECT_DOUBLE_EQ(a.max_cost, doc(2700000));
+  EXPECT_EQ(t.tokens, a.tokens);
+  flopspack_stats_tail tail{};
+  tail.struct_size = sizeof(tail);
+  ASSERT_EQ(flopspack_stats_tail_share(trained, 131072, &tail), FLOPSPACK_OK);
+  EXPECT_DOUBLE_EQ(tail.cost, pieces);
+  // The histogram form: counts[i] documents of length lengths[i].
+  const uint64_t counts[] = {2, 3, 0};
+  flopspack_stats* histogram = nullptr;
+  ASSERT_EQ(flopspack_stats_create_with_options(lengths, counts, 3, model, &options, &histogram),
+            FLOPSPACK_OK);
+  flopspack_stats_summary h{};
+  h.struct_size = sizeof(h);
+  ASSERT_EQ(flopspack_stats_summarize(histogram, &h), FLOPSPACK_OK);
+  EXPECT_DOUBLE_EQ(h.total_cost, 2 * pieces + 3 * doc(100));
+  for (flopspack_stats* s : {plain, null_options, trained, histogram}) flopspack_stats_destroy(s);
+  flopspack_cost_model_destroy(model);
+}
+
 }  // namespace

@@ -413,6 +413,36 @@ def test_stats_match_the_library(lib, small_txt):
                                                 "length": pytest.approx(sum(SMALL) / len(SMALL))}
 
 
+def test_stats_capacity_costs_documents_as_trained(tmp_path):
+    # A 2.7M-token document under --capacity 8192 is 329 pieces of 8192 and
+    # one of 4832; with --cost quadratic (l + c l^2) its cost is theirs.
+    path = tmp_path / "long.txt"
+    path.write_text("2700000\n100\n8192\n")
+    c = 1e-3
+
+    def cost(n):
+        return n + c * n * n
+
+    args = ("stats", path, "--cost=quadratic", f"--quadratic-coef={c}")
+    whole = run_json(*args)
+    trained = run_json(*args, "--capacity=8192")
+    assert whole["cost_capacity"] == 0 and whole["cost_convention"] == "whole documents"
+    assert trained["cost_capacity"] == 8192
+    assert trained["cost_convention"].startswith("as trained")
+    assert whole["summary"]["total_cost"] == pytest.approx(cost(2700000) + cost(100) + cost(8192))
+    pieces = 329 * cost(8192) + cost(4832)
+    assert trained["summary"]["total_cost"] == pytest.approx(pieces + cost(100) + cost(8192))
+    assert trained["summary"]["max_cost"] == pytest.approx(pieces)
+    # Lengths and tokens do not change; the tail's cost share does.
+    assert trained["summary"]["tokens"] == whole["summary"]["tokens"]
+    tail = {t["threshold"]: t for t in trained["tail"]}
+    assert tail[131072]["cost_share"] == pytest.approx(pieces / (pieces + cost(100) + cost(8192)))
+    text = run("stats", path, "--cost=quadratic", "--capacity=8192", check=0).stdout
+    assert "as trained: cut into pieces of 8,192 tokens" in text
+    assert "whole documents" in run("stats", path, "--cost=quadratic", check=0).stdout
+    assert "--capacity=0" in run(*args, "--capacity=0", check=2).stderr
+
+
 def test_stats_csv_is_the_histogram(small_txt):
     rows = run("stats", small_txt, "--csv", check=0).stdout.splitlines()
     assert rows[0].startswith("length,documents,%documents,%tokens,%cost")

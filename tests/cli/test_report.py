@@ -93,6 +93,10 @@ def test_json_is_the_report_schema_and_matches_the_input(report):
     assert sum(hist["document_share"]) == pytest.approx(1.0)
     assert sum(hist["token_share"]) == pytest.approx(1.0)
     assert sum(hist["counts"]) == len(lengths)
+    # Costs as trained at the report's capacity (16,384 by default), and
+    # the report says so.
+    assert doc["stats"]["cost_capacity"] == 16384
+    assert doc["stats"]["cost_convention"] == "as trained: cut into pieces of 16,384 tokens"
 
 
 def _pixels(png):

@@ -3,12 +3,15 @@
 // (which must be rejected cleanly or describe a valid packer). Invariants:
 // no sequence exceeds the capacity; no document gets more tokens than its
 // length; after a final flush every accepted document's tokens are all
-// placed (all of them under split, min(length, capacity) under truncate).
+// placed (all of them under split, min(length, capacity) under truncate),
+// and the pieces' offsets (flopspack_plan_group_offsets), over every take,
+// tile what was placed exactly.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "flopspack/flopspack.h"
@@ -33,7 +36,10 @@ void Reseal(std::vector<uint8_t>& bytes) {
   for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<uint8_t>(hash >> (8 * i));
 }
 
-void Drain(flopspack_stream_packer* packer, int64_t capacity, std::vector<int64_t>& placed) {
+using Spans = std::vector<std::vector<std::pair<int64_t, int64_t>>>;  // (offset, tokens)
+
+void Drain(flopspack_stream_packer* packer, int64_t capacity, std::vector<int64_t>& placed,
+           Spans& spans) {
   flopspack_plan* plan = nullptr;
   Require(flopspack_stream_packer_take(packer, &plan) == FLOPSPACK_OK, "take succeeds");
   for (size_t g = 0; g < flopspack_plan_group_count(plan); ++g) {
@@ -41,11 +47,17 @@ void Drain(flopspack_stream_packer* packer, int64_t capacity, std::vector<int64_
     const int64_t* tokens = nullptr;
     size_t n = 0;
     Require(flopspack_plan_group(plan, g, &items, &tokens, &n) == FLOPSPACK_OK, "group");
+    const int64_t* offsets = nullptr;
+    size_t n_offsets = 0;
+    Require(flopspack_plan_group_offsets(plan, g, &offsets, &n_offsets) == FLOPSPACK_OK &&
+                n_offsets == n,
+            "one offset per entry");
     int64_t used = 0;
     for (size_t i = 0; i < n; ++i) {
       Require(items[i] >= 0 && static_cast<size_t>(items[i]) < placed.size(), "item id");
       Require(tokens[i] > 0, "positive piece");
       placed[items[i]] += tokens[i];
+      spans[items[i]].push_back({offsets[i], tokens[i]});
       used += tokens[i];
     }
     Require(used <= capacity, "capacity respected");
@@ -78,6 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   flopspack_stream_packer* packer = nullptr;
   if (flopspack_stream_packer_create(&options, nullptr, &packer) != FLOPSPACK_OK) return 0;
   std::vector<int64_t> length_of, placed;
+  Spans spans;
   while (in.remaining_bytes() > 0) {
     switch (in.ConsumeIntegralInRange(0, 4)) {
       case 0: {
@@ -92,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (pushed == FLOPSPACK_OK) {
           length_of.insert(length_of.end(), lengths.begin(), lengths.end());
           placed.resize(length_of.size(), 0);
+          spans.resize(length_of.size());
         } else {
           Require(pushed == FLOPSPACK_INVALID_ARGUMENT || pushed == FLOPSPACK_OUT_OF_RANGE,
                   "a push fails cleanly");
@@ -99,7 +113,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       }
       case 1:
-        Drain(packer, options.capacity, placed);
+        Drain(packer, options.capacity, placed, spans);
         break;
       case 2:
         Require(flopspack_stream_packer_flush(packer) == FLOPSPACK_OK, "flush");
@@ -187,11 +201,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   Require(flopspack_stream_packer_flush(packer) == FLOPSPACK_OK, "final flush");
-  Drain(packer, options.capacity, placed);
+  Drain(packer, options.capacity, placed, spans);
   const bool truncate = options.overflow == 1;
   for (size_t i = 0; i < placed.size(); ++i) {
     const int64_t expected = truncate ? std::min(length_of[i], options.capacity) : length_of[i];
     Require(placed[i] == expected, "every accepted document is placed in full");
+    std::sort(spans[i].begin(), spans[i].end());
+    int64_t end = 0;
+    for (const auto& [offset, tokens] : spans[i]) {
+      Require(offset == end, "the pieces' offsets tile the document");
+      end += tokens;
+    }
   }
   flopspack_stream_packer_destroy(packer);
   return 0;

@@ -1,6 +1,7 @@
 package flopspack
 
 import (
+	"fmt"
 	"runtime"
 
 	"github.com/flopspack/flopspack/bindings/go/internal/capi"
@@ -91,6 +92,34 @@ func NewStatsFromHistogram(lengths []int64, counts []uint64, model *CostModel) (
 	defer model.release()
 	var h uintptr
 	err = capi.Flopspack_swig_stats_create_from_histogram(lengths, counts, m, &h)
+	if err != nil {
+		return nil, model.explain(err)
+	}
+	return newStats(h), nil
+}
+
+// StatsOptions mirrors flopspack_stats_options.
+type StatsOptions struct {
+	// CostCapacity is the training sequence length: a document longer than
+	// it is costed as the pieces training sees (floor(length/CostCapacity)
+	// pieces of CostCapacity tokens and the remainder). 0 = whole documents.
+	CostCapacity int64
+}
+
+// NewStatsWithOptions builds statistics of the lengths (counts nil: each
+// length once; else counts[i] documents of length lengths[i]) with options
+// (flopspack_stats_create_with_options).
+func NewStatsWithOptions(lengths []int64, counts []uint64, model *CostModel, options StatsOptions) (*Stats, error) {
+	m, err := modelHandle(model)
+	if err != nil {
+		return nil, err
+	}
+	defer model.release()
+	if counts != nil && len(counts) != len(lengths) {
+		return nil, &Error{Status: StatusInvalidArgument, Message: fmt.Sprintf("counts has %d entries for %d lengths", len(counts), len(lengths))}
+	}
+	var h uintptr
+	err = capi.Flopspack_swig_stats_create_with_options(lengths, counts, m, options.CostCapacity, &h)
 	if err != nil {
 		return nil, model.explain(err)
 	}

@@ -96,3 +96,41 @@ func TestSimulateAndSweep(t *testing.T) {
 		t.Fatalf("zero ranks: %v", err)
 	}
 }
+
+// 2,700,000 = 329 x 8192 + 4832: as trained at 8192 the document costs its
+// 330 pieces (document cost 1 + 2l + 0.01l^2).
+func TestStatsCostCapacityCostsPieces(t *testing.T) {
+	model, err := NewPolynomialModel(5, 1, 2, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	doc := func(n float64) float64 { return 1 + 2*n + 0.01*n*n }
+	lengths := []int64{2700000, 100, 8192}
+	trained, err := NewStatsWithOptions(lengths, nil, model, StatsOptions{CostCapacity: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trained.Close()
+	whole, _ := NewStats(lengths, model)
+	defer whole.Close()
+	pieces := 329*doc(8192) + doc(4832)
+	ts, _ := trained.Summary()
+	ws, _ := whole.Summary()
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
+	if !near(ts.MaxCost, pieces) || !near(ts.TotalCost, pieces+doc(100)+doc(8192)) ||
+		!near(ws.MaxCost, doc(2700000)) || ts.Tokens != ws.Tokens {
+		t.Fatalf("trained %+v whole %+v", ts, ws)
+	}
+	h, err := NewStatsWithOptions([]int64{2700000, 100}, []uint64{2, 3}, model, StatsOptions{CostCapacity: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if hs, _ := h.Summary(); !near(hs.TotalCost, 2*pieces+3*doc(100)) {
+		t.Fatalf("histogram %+v", hs)
+	}
+	if _, err := NewStatsWithOptions(lengths, nil, model, StatsOptions{CostCapacity: -1}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("negative capacity: %v", err)
+	}
+}

@@ -489,11 +489,21 @@ class StatsComparison:
 
 class Stats(_Handle):
     def __init__(
-        self, lengths: _Lengths = ..., model: Optional[CostModel] = ..., *, _handle: Any = ...
+        self,
+        lengths: _Lengths = ...,
+        model: Optional[CostModel] = ...,
+        *,
+        cost_capacity: int = ...,
+        _handle: Any = ...,
     ) -> None: ...
     @classmethod
     def from_histogram(
-        cls, lengths: _Lengths, counts: npt.ArrayLike, model: Optional[CostModel] = ...
+        cls,
+        lengths: _Lengths,
+        counts: npt.ArrayLike,
+        model: Optional[CostModel] = ...,
+        *,
+        cost_capacity: int = ...,
     ) -> Stats: ...
     def merge(self, other: Stats) -> Stats: ...
     @property

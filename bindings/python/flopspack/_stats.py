@@ -92,24 +92,45 @@ class Stats(Handle):
 
     __slots__ = ()
 
-    def __init__(self, lengths: Any = (), model: Optional[CostModel] = None, *, _handle: Any = None) -> None:
+    def __init__(
+        self,
+        lengths: Any = (),
+        model: Optional[CostModel] = None,
+        *,
+        cost_capacity: int = 0,
+        _handle: Any = None,
+    ) -> None:
+        """Statistics of ``lengths``. ``cost_capacity`` (the training sequence
+        length, 0 = none) costs a document longer than it as the pieces
+        training sees: floor(length / cost_capacity) pieces of cost_capacity
+        tokens and the remainder (flopspack_stats_options)."""
         if _handle is None:
             array = _arrays.lengths(lengths)
-            _handle = _capi.flopspack_stats_create(
-                array, _validate.handle(model, CostModel, "model", allow_none=True)
-            )
+            m = _validate.handle(model, CostModel, "model", allow_none=True)
+            if cost_capacity:
+                _handle = _capi.flopspack_swig_stats_create_with_options(
+                    array, np.empty(0, dtype=np.uintp), m,
+                    _validate.int64(cost_capacity, "cost_capacity"),
+                )
+            else:
+                _handle = _capi.flopspack_stats_create(array, m)
         super().__init__(_handle)
 
     @classmethod
     def from_histogram(
-        cls, lengths: Any, counts: Any, model: Optional[CostModel] = None
+        cls, lengths: Any, counts: Any, model: Optional[CostModel] = None, *, cost_capacity: int = 0
     ) -> "Stats":
         """counts[i] documents of length lengths[i] (repeats add up)."""
-        h = _capi.flopspack_swig_stats_create_from_histogram(
-            _arrays.lengths(lengths),
-            _arrays.offsets(counts, "counts"),
-            _validate.handle(model, CostModel, "model", allow_none=True),
-        )
+        m = _validate.handle(model, CostModel, "model", allow_none=True)
+        if cost_capacity:
+            h = _capi.flopspack_swig_stats_create_with_options(
+                _arrays.lengths(lengths), _arrays.offsets(counts, "counts"), m,
+                _validate.int64(cost_capacity, "cost_capacity"),
+            )
+        else:
+            h = _capi.flopspack_swig_stats_create_from_histogram(
+                _arrays.lengths(lengths), _arrays.offsets(counts, "counts"), m,
+            )
         return cls(_handle=h)
 
     def merge(self, other: "Stats") -> "Stats":

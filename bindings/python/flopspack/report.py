@@ -301,9 +301,14 @@ def render(doc, out_dir):
         parts.append('<div class="cards">' + "".join(
             f'<div class="card"><div class="v">{v}</div><div class="k">{k}</div></div>'
             for k, v in cards) + "</div>")
+        # Which convention the cost figures use: documents costed whole, or as
+        # trained (a document longer than the sequence length as its pieces).
+        convention = stats.get("cost_convention", "whole documents")
+        cost_note = f" Costs: {convention}." if s.get("total_cost") else ""
         parts.append("<h2>Length distribution</h2>")
         parts.append(_figure(plot_histogram(plt, stats, unit, out_dir),
-                             "Share of documents, tokens and cost in each log2 length bin."))
+                             "Share of documents, tokens and cost in each log2 length bin."
+                             + cost_note))
         hist = stats["histogram"]
         rows = []
         for k, upper in enumerate(hist["upper_edges"]):
@@ -318,7 +323,7 @@ def render(doc, out_dir):
         parts.append(_table(header, rows))
         parts.append("<h2>The tail</h2>")
         parts.append('<p class="note">Documents longer than each threshold and the share of '
-                     "the dataset they carry.</p>")
+                     f"the dataset they carry.{html.escape(cost_note)}</p>")
         parts.append(_table(
             ["longer than", "documents", "share of documents", "share of tokens",
              "share of cost"],

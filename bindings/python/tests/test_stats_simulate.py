@@ -88,3 +88,30 @@ def test_sweep():
     assert np.all((0 < sweep.sampled_efficiency) & (sweep.sampled_efficiency <= 1))
     with pytest.raises(flopspack.InvalidArgumentError):
         flopspack.simulate(L, MODEL, num_ranks=0)
+
+
+def test_cost_capacity_costs_a_long_document_as_its_pieces():
+    # 2,700,000 = 329 x 8192 + 4832: as trained at 8192 the document costs
+    # its 330 pieces (document cost 1 + 2 l + 0.01 l^2; the per-sequence 5
+    # is not a document's).
+    model = flopspack.CostModel.polynomial(5, 1, 2, 0.01)
+
+    def doc(n):
+        return 1 + 2 * n + 0.01 * n * n
+
+    lengths = [2_700_000, 100, 8192]
+    whole = flopspack.Stats(lengths, model)
+    trained = flopspack.Stats(lengths, model, cost_capacity=8192)
+    pieces = 329 * doc(8192) + doc(4832)
+    assert trained.summary.max_cost == pytest.approx(pieces, rel=1e-12)
+    assert trained.summary.total_cost == pytest.approx(pieces + doc(100) + doc(8192), rel=1e-12)
+    assert whole.summary.max_cost == pytest.approx(doc(2_700_000), rel=1e-12)
+    assert trained.summary.tokens == whole.summary.tokens
+    # cost_capacity 0 is the plain constructor, bit for bit.
+    assert flopspack.Stats(lengths, model, cost_capacity=0).summary == whole.summary
+    hist = flopspack.Stats.from_histogram([2_700_000, 100], [2, 3], model, cost_capacity=8192)
+    assert hist.summary.total_cost == pytest.approx(2 * pieces + 3 * doc(100), rel=1e-12)
+    with pytest.raises(flopspack.InvalidArgumentError, match="cost_capacity"):
+        flopspack.Stats(lengths, model, cost_capacity=-1)
+    with pytest.raises(flopspack.InvalidArgumentError, match="cost_capacity"):
+        whole.merge(trained)

@@ -756,6 +756,25 @@ extern "C" {
 extern "C" {
     pub fn flopspack_stats_destroy(stats: *mut flopspack_stats);
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_stats_options {
+    pub struct_size: u32,
+    pub cost_capacity: i64,
+}
+extern "C" {
+    pub fn flopspack_stats_options_init(options: *mut flopspack_stats_options);
+}
+extern "C" {
+    pub fn flopspack_stats_create_with_options(
+        lengths: *const i64,
+        counts: *const u64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_stats_options,
+        out: *mut *mut flopspack_stats,
+    ) -> flopspack_status;
+}
 pub const flopspack_sim_policy_FLOPSPACK_SIM_RANDOM: flopspack_sim_policy = 0;
 pub const flopspack_sim_policy_FLOPSPACK_SIM_TOKEN_BALANCED: flopspack_sim_policy = 1;
 pub const flopspack_sim_policy_FLOPSPACK_SIM_BUCKETS: flopspack_sim_policy = 2;

@@ -171,6 +171,15 @@ pub struct flopspack_histogram_options {
     pub width: i64,
 }
 
+/// `flopspack_stats_options`: `cost_capacity` > 0 costs a document longer
+/// than it as the pieces training sees.
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_stats_options {
+    pub struct_size: u32,
+    pub cost_capacity: i64,
+}
+
 #[repr(C)]
 #[derive(Debug, Copy, Clone, Default, PartialEq)]
 pub struct flopspack_stats_tail {
@@ -720,6 +729,15 @@ extern "C" {
         n: *mut usize,
     ) -> flopspack_status;
     pub fn flopspack_stats_destroy(stats: *mut flopspack_stats);
+    pub fn flopspack_stats_options_init(options: *mut flopspack_stats_options);
+    pub fn flopspack_stats_create_with_options(
+        lengths: *const i64,
+        counts: *const u64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_stats_options,
+        out: *mut *mut flopspack_stats,
+    ) -> flopspack_status;
 
     // The straggler emulator.
     pub fn flopspack_simulate_options_init(options: *mut flopspack_simulate_options);
@@ -1073,6 +1091,10 @@ mod tests {
             weighting,
             normalized,
             width
+        });
+        same_layout!(flopspack_stats_options {
+            struct_size,
+            cost_capacity
         });
         same_layout!(flopspack_stats_tail {
             struct_size,

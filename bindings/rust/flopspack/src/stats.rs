@@ -155,6 +155,53 @@ impl Stats {
         Ok(Stats::from_raw(raw))
     }
 
+    /// Statistics with options (`flopspack_stats_create_with_options`):
+    /// `counts` `None` = each length once, else `counts[i]` documents of
+    /// length `lengths[i]`; `cost_capacity` > 0 (the training sequence
+    /// length) costs a document longer than it as the pieces training sees
+    /// (`floor(length / cost_capacity)` pieces of `cost_capacity` tokens and
+    /// the remainder), 0 costs documents whole.
+    pub fn with_options(
+        lengths: &[i64],
+        counts: Option<&[u64]>,
+        model: Option<&CostModel>,
+        cost_capacity: i64,
+    ) -> Result<Stats> {
+        if let Some(c) = counts {
+            if c.len() != lengths.len() {
+                return Err(Error::new(
+                    Status::InvalidArgument,
+                    format!(
+                        "counts has {} entries for {} lengths",
+                        c.len(),
+                        lengths.len()
+                    ),
+                ));
+            }
+        }
+        let mut options = sys::flopspack_stats_options::default();
+        // SAFETY: fills a local struct.
+        unsafe { sys::flopspack_stats_options_init(&mut options) };
+        options.cost_capacity = cost_capacity;
+        let mut raw = ptr::null_mut();
+        // SAFETY: counts (if any) holds lengths.len() entries; all live through the call.
+        let status = check(unsafe {
+            sys::flopspack_stats_create_with_options(
+                lengths.as_ptr(),
+                counts.map_or(ptr::null(), |c| c.as_ptr()),
+                lengths.len(),
+                model.map_or(ptr::null(), |m| m.as_ptr()),
+                &options,
+                &mut raw,
+            )
+        });
+        match model {
+            Some(m) => m.explain(status)?,
+            None => status?,
+        }
+        Ok(Stats::from_raw(raw))
+    }
+
     /// The statistics of both datasets, exactly.
     pub fn merge(&self, other: &Stats) -> Result<Stats> {
         let mut raw = ptr::null_mut();

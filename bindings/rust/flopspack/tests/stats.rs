@@ -95,3 +95,31 @@ fn simulate_progress_cancel_and_sweep() {
         Status::InvalidArgument
     );
 }
+
+/// 2,700,000 = 329 x 8192 + 4832: as trained at 8192 the document costs
+/// its 330 pieces (document cost 1 + 2l + 0.01l^2).
+#[test]
+fn cost_capacity_costs_a_long_document_as_its_pieces() {
+    let model = CostModel::polynomial(5.0, 1.0, 2.0, 0.01).unwrap();
+    let doc = |n: f64| 1.0 + 2.0 * n + 0.01 * n * n;
+    let lengths = [2_700_000i64, 100, 8192];
+    let trained = Stats::with_options(&lengths, None, Some(&model), 8192).unwrap();
+    let whole = Stats::new(&lengths, Some(&model)).unwrap();
+    let pieces = 329.0 * doc(8192.0) + doc(4832.0);
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+    let (t, w) = (trained.summary(), whole.summary());
+    assert!(near(t.max_cost, pieces), "{t:?}");
+    assert!(
+        near(t.total_cost, pieces + doc(100.0) + doc(8192.0)),
+        "{t:?}"
+    );
+    assert!(near(w.max_cost, doc(2_700_000.0)), "{w:?}");
+    assert_eq!(t.tokens, w.tokens);
+    let h = Stats::with_options(&[2_700_000, 100], Some(&[2, 3]), Some(&model), 8192).unwrap();
+    assert!(near(
+        h.summary().total_cost,
+        2.0 * pieces + 3.0 * doc(100.0)
+    ));
+    assert!(Stats::with_options(&lengths, None, Some(&model), -1).is_err());
+    assert!(Stats::with_options(&lengths, Some(&[1]), Some(&model), 8192).is_err());
+}
