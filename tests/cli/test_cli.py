@@ -643,3 +643,18 @@ def test_help_points_to_an_absolute_docs_path():
     line = [l for l in text.splitlines() if l.startswith("Documentation: ")][0]
     path = line.split(": ", 1)[1]
     assert os.path.isabs(path) and os.path.isfile(path) and path.endswith("cli.md")
+
+
+def test_json_is_byte_compatible_with_the_checked_in_layout(small_txt, tmp_path):
+    """flopspack-cli/1 as the hand-written writer laid it out before the move to
+    nlohmann-json: scalar arrays on one line, 3.0 as 3, insertion order."""
+    path = tmp_path / "small.txt"
+    path.write_text(small_txt.read_text())
+    out = subprocess.run([CLI, "stats", "small.txt", "--json"], capture_output=True, text=True,
+                         cwd=tmp_path, env=child_env(), check=True).stdout
+    version = json.loads(out)["flopspack_version"]
+    expected_path = os.path.join(os.path.dirname(__file__), "expected", "stats_small.json")
+    with open(expected_path, encoding="utf-8") as f:
+        expected = f.read().replace('"flopspack_version": "VERSION"',
+                                    f'"flopspack_version": "{version}"')
+    assert out == expected
