@@ -22,6 +22,7 @@
 #include "pack/buckets/bucket_sampler.h"
 #include "pack/buckets/diversity.h"
 #include "pack/primitives/plan.h"
+#include "padded_baselines.h"
 #include "pipeline_lengths.h"
 #include "util/random.h"
 
@@ -33,55 +34,8 @@ using flopspack::pack::LengthReference;
 using flopspack::pack::Plan;
 using flopspack::util::Rng;
 
-// Cuts an ordered sample list into batches greedily: a batch grows while
-// (size + 1) x longest stays within the budget.
-std::vector<std::vector<int64_t>> GreedyBatches(const std::vector<int64_t>& order,
-                                                const std::vector<int64_t>& lengths,
-                                                int64_t budget) {
-  std::vector<std::vector<int64_t>> batches;
-  std::vector<int64_t> current;
-  int64_t longest = 0;
-  for (int64_t i : order) {
-    const int64_t grown = std::max(longest, lengths[i]);
-    if (!current.empty() && static_cast<int64_t>(current.size() + 1) * grown > budget) {
-      batches.push_back(std::move(current));
-      current.clear();
-      longest = 0;
-    }
-    current.push_back(i);
-    longest = std::max(longest, lengths[i]);
-  }
-  if (!current.empty()) batches.push_back(std::move(current));
-  return batches;
-}
-
-// Batches in order -> a plan of complete steps (the last partial one dropped).
-Plan StepPlan(const std::vector<std::vector<int64_t>>& batches, const std::vector<int64_t>& lengths,
-              int64_t ranks, int64_t accumulation) {
-  const size_t per_step = static_cast<size_t>(ranks * accumulation);
-  const size_t steps = batches.size() / per_step;
-  Plan plan;
-  std::vector<int64_t> rank_of, slot_of, tokens;
-  for (size_t g = 0; g < steps * per_step; ++g) {
-    int64_t longest = 0;
-    tokens.clear();
-    for (int64_t i : batches[g]) {
-      tokens.push_back(lengths[i]);
-      longest = std::max(longest, lengths[i]);
-    }
-    const int64_t padded = static_cast<int64_t>(batches[g].size()) * longest;
-    plan.AddGroup(batches[g], tokens, padded, static_cast<double>(padded));
-    const int64_t within = static_cast<int64_t>(g % per_step);
-    rank_of.push_back(within / accumulation);
-    slot_of.push_back(static_cast<int64_t>(g / per_step) * accumulation + within % accumulation);
-  }
-  for (size_t g = steps * per_step; g < batches.size(); ++g) {
-    for (int64_t i : batches[g]) plan.dropped().push_back(i);
-  }
-  plan.SetSlots(std::move(rank_of), std::move(slot_of));
-  flopspack::pack::ComputeGroupMetrics(plan, lengths.size(), 0, 0);
-  return plan;
-}
+using flopspack::bench::GreedyBatches;
+using flopspack::bench::StepPlan;
 
 void Row(const char* name, Plan& plan, const LengthReference& reference, int64_t ranks,
          int64_t accumulation, double millis) {
@@ -148,25 +102,8 @@ int main(int argc, char** argv) {
   }
   {  // Equal-width buckets over [min, max], shuffled inside, batch order shuffled.
     auto start = std::chrono::steady_clock::now();
-    const int64_t lo = *std::min_element(lengths.begin(), lengths.end());
-    const int64_t hi = *std::max_element(lengths.begin(), lengths.end());
-    const double width = static_cast<double>(hi - lo + 1) / static_cast<double>(buckets);
-    std::vector<std::vector<int64_t>> members(static_cast<size_t>(buckets));
-    for (size_t i = 0; i < n; ++i) {
-      const size_t b = std::min<size_t>(
-          static_cast<size_t>(static_cast<double>(lengths[i] - lo) / width), members.size() - 1);
-      members[b].push_back(static_cast<int64_t>(i));
-    }
-    std::vector<std::vector<int64_t>> batches;
-    for (size_t b = 0; b < members.size(); ++b) {
-      Rng rng(flopspack::util::DeriveSeed(seed, 100 + b));
-      rng.Shuffle(absl::MakeSpan(members[b]));
-      for (auto& batch : GreedyBatches(members[b], lengths, budget)) {
-        batches.push_back(std::move(batch));
-      }
-    }
-    Rng rng(flopspack::util::DeriveSeed(seed, 99));
-    rng.Shuffle(absl::MakeSpan(batches));
+    const std::vector<std::vector<int64_t>> batches =
+        flopspack::bench::EqualWidthBucketBatches(lengths, buckets, budget, seed, 100);
     Plan plan = StepPlan(batches, lengths, ranks, accumulation);
     char name[64];
     std::snprintf(name, sizeof(name), "equal-width buckets (%lld)",

@@ -149,6 +149,7 @@ FLOPSPACK_WRAP(flopspack_bucket_sampler_steps_per_epoch)
 FLOPSPACK_WRAP(flopspack_bucket_sampler_upper_bounds)
 FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_count)
 FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
+FLOPSPACK_WRAP(flopspack_bucket_sampler_diagnose)
 /* Deliberately not wrapped: flopspack_last_error_message (read by the status
  * typemap inside each call), flopspack_*_destroy (called by the handle
  * destructors), flopspack_cost_model_custom (a per-language trampoline),
@@ -213,6 +214,7 @@ FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_summary, flopspack_stats_summary)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_tail, flopspack_stats_tail)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_comparison, flopspack_stats_comparison)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_simulate_summary, flopspack_simulate_summary)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_bucket_sampler_diagnostics, flopspack_bucket_sampler_diagnostics)
 /* Fixed-size array members are read through index accessors (the same in
  * every language) instead of SWIG's raw array pointers. */
 %ignore flopspack_stats_comparison::levels;
@@ -267,6 +269,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   flopspack_simulate_summary* out, flopspack_polynomial_coefficients* out,
   flopspack_prediction_quality* out
 };
+%apply SWIGTYPE* OUT_STRUCT { flopspack_bucket_sampler_diagnostics* out };
 
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
 %apply (const int64_t* LENGTHS, size_t N) {

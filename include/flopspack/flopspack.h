@@ -587,6 +587,13 @@ typedef struct flopspack_bucket_sampler_options {
   uint64_t num_ranks;          /* data-parallel ranks, default 1 */
   uint64_t accumulation_steps; /* batches per rank per optimizer step, default 1 */
   uint64_t seed;               /* default 0 */
+  /* A sample that alone breaks the budget (a flopspack_overflow value):
+   * ERROR (default) fails the create call naming the sample; TRUNCATE keeps
+   * its first tokens that fit (truncated_items / truncated_tokens of every
+   * epoch plan count them); DEFER drops it: it is left out of every epoch
+   * and listed by flopspack_plan_deferred (deferred_items / deferred_tokens).
+   * SPLIT is not taken (FLOPSPACK_INVALID_ARGUMENT). */
+  int32_t overflow;
 } flopspack_bucket_sampler_options;
 
 FLOPSPACK_API void flopspack_bucket_sampler_options_init(flopspack_bucket_sampler_options* options);
@@ -649,6 +656,43 @@ FLOPSPACK_API flopspack_status flopspack_bucket_sampler_step_diversity(
     double* sample_distances, size_t capacity, size_t* num_steps);
 
 FLOPSPACK_API void flopspack_bucket_sampler_destroy(flopspack_bucket_sampler* sampler);
+
+/* Targets an epoch can miss (bits of flopspack_bucket_sampler_diagnostics.unmet). */
+typedef enum flopspack_bucket_target {
+  FLOPSPACK_BUCKET_TARGET_BALANCE = 1,  /* step balance below its target */
+  FLOPSPACK_BUCKET_TARGET_PADDING = 2,  /* padding efficiency below its target */
+  FLOPSPACK_BUCKET_TARGET_DIVERSITY = 4 /* token-weighted step KS above its target */
+} flopspack_bucket_target;
+
+/* What an epoch achieves against targets, and what limits it
+ * (docs/buckets.md, "Diagnostics"). Output struct: set struct_size. */
+typedef struct flopspack_bucket_sampler_diagnostics {
+  uint32_t struct_size;
+  uint32_t unmet; /* flopspack_bucket_target bits of the targets missed */
+  /* Step balance (the epoch plan's balance_efficiency), target - it when
+   * missed (else 0), and the balance of the best grouping of this epoch's
+   * batches into steps by cost alone (ignoring diversity): a step waits for
+   * its costliest batch, so batches of one or two long samples bound it. */
+  double balance_efficiency, balance_shortfall, balance_bound;
+  /* Padding efficiency, target - it when missed, and the padding efficiency
+   * of the buckets themselves (each sample padded to its bucket's bound). */
+  double padding_efficiency, padding_shortfall, padding_bound;
+  /* Mean token-weighted step KS, it - target when missed, and the floor
+   * 1 / (2 G) no step of G length-homogeneous batches can beat. */
+  double diversity_distance, diversity_excess, diversity_floor;
+  /* The cost cap the batches were cut to (0 = the budget alone), and with a
+   * cost model and a token budget, the cost budget the token budget implies. */
+  double batch_cost_cap, implied_cost_budget;
+  /* Over-budget samples handled by options.overflow. */
+  uint64_t truncated_items, deferred_items;
+  int64_t truncated_tokens, deferred_tokens;
+} flopspack_bucket_sampler_diagnostics;
+
+/* Diagnostics of epoch `epoch` against targets (each in [0, 1], e.g. 0.97,
+ * 0.95, 0.1); FLOPSPACK_INVALID_ARGUMENT for a target outside [0, 1]. */
+FLOPSPACK_API flopspack_status flopspack_bucket_sampler_diagnose(
+    const flopspack_bucket_sampler* sampler, uint64_t epoch, double balance_target,
+    double padding_target, double diversity_target, flopspack_bucket_sampler_diagnostics* out);
 
 /* ------------------------------------------------------------------------
  * Statistics of a dataset's document lengths (docs/statistics.md).

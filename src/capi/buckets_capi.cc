@@ -130,6 +130,15 @@ flopspack_status flopspack_bucket_sampler_create(const flopspack_bucket_sampler_
     core.accumulation_steps = static_cast<int64_t>(o.accumulation_steps);
     core.drop_last = o.drop_last == 1;
     core.seed = o.seed;
+    if (flopspack_status s = flopspack::capi::ReadEnum(
+            o.overflow,
+            {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_DEFER},
+            absl::StrFormat("options->overflow = %d: the bucket sampler takes "
+                            "FLOPSPACK_OVERFLOW_ERROR, _TRUNCATE or _DEFER (drop)",
+                            o.overflow),
+            &core.overflow)) {
+      return s;
+    }
     std::shared_ptr<const flopspack::cost::CostModel> cost_model =
         model != nullptr ? model->model : nullptr;
     auto sampler = flopspack::pack::BucketSampler::Create(core, std::move(cost_model),
@@ -211,5 +220,41 @@ flopspack_status flopspack_bucket_sampler_step_diversity(const flopspack_bucket_
 }
 
 void flopspack_bucket_sampler_destroy(flopspack_bucket_sampler* sampler) { delete sampler; }
+
+flopspack_status flopspack_bucket_sampler_diagnose(const flopspack_bucket_sampler* sampler,
+                                                   uint64_t epoch, double balance_target,
+                                                   double padding_target, double diversity_target,
+                                                   flopspack_bucket_sampler_diagnostics* out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(sampler, "sampler")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack::pack::BucketTargets targets;
+    targets.balance = balance_target;
+    targets.padding = padding_target;
+    targets.diversity = diversity_target;
+    absl::StatusOr<flopspack::pack::BucketDiagnostics> d =
+        sampler->sampler->Diagnose(epoch, targets);
+    if (!d.ok()) return FromStatus(d.status());
+    flopspack_bucket_sampler_diagnostics full{};
+    full.struct_size = sizeof(full);
+    full.unmet = d->unmet;
+    full.balance_efficiency = d->balance;
+    full.balance_shortfall = d->balance_shortfall;
+    full.balance_bound = d->balance_bound;
+    full.padding_efficiency = d->padding;
+    full.padding_shortfall = d->padding_shortfall;
+    full.padding_bound = d->padding_bound;
+    full.diversity_distance = d->diversity;
+    full.diversity_excess = d->diversity_excess;
+    full.diversity_floor = d->diversity_floor;
+    full.batch_cost_cap = d->batch_cost_cap;
+    full.implied_cost_budget = d->implied_cost_budget;
+    full.truncated_items = d->truncated_items;
+    full.deferred_items = d->deferred_items;
+    full.truncated_tokens = d->truncated_tokens;
+    full.deferred_tokens = d->deferred_tokens;
+    return flopspack::capi::WriteOutput(full, out, "flopspack_bucket_sampler_diagnostics");
+  });
+}
 
 }  // extern "C"

@@ -20,6 +20,9 @@ ABSL_FLAG(bool, progress, true, "progress bar on stderr when stderr is a termina
 
 ABSL_FLAG(std::string, cost, "transformer",
           "cost of a document: tokens, quadratic (l + c*l^2) or transformer (training FLOPs)");
+ABSL_FLAG(std::string, cost_file, "",
+          "a cost-model file (from `flopspack fit` or flopspack.torch.calibrate): cost documents "
+          "with its fitted polynomial instead of --cost");
 ABSL_FLAG(std::string, model, "",
           "model shape preset (flopspack models lists them); default llama3-8b unless "
           "--layers etc. give the whole shape");

@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, output);
 ABSL_DECLARE_FLAG(bool, progress);
 // Cost model.
 ABSL_DECLARE_FLAG(std::string, cost);
+ABSL_DECLARE_FLAG(std::string, cost_file);
 ABSL_DECLARE_FLAG(std::string, model);
 ABSL_DECLARE_FLAG(int64_t, layers);
 ABSL_DECLARE_FLAG(int64_t, hidden);

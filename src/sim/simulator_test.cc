@@ -207,12 +207,13 @@ TEST(SimulatorTest, BucketSamplerPolicyUsesEverySampleOncePerEpochPadded) {
   o.seed = 3;
   std::vector<int64_t> clipped = lengths;
   for (int64_t& l : clipped) l = std::min<int64_t>(l, 4096);
-  // The sampler the policy builds, to learn the epoch length.
+  // The sampler the policy builds, to learn the epoch length (with the
+  // model: its batches are also capped at the cost the token budget implies).
   pack::BucketSamplerOptions so;
   so.max_padded_tokens = 4096;
   so.num_ranks = 16;
   so.accumulation_steps = 2;
-  auto sampler = pack::BucketSampler::Create(so, nullptr, clipped);
+  auto sampler = pack::BucketSampler::Create(so, Quadratic(), clipped);
   ASSERT_TRUE(sampler.ok()) << sampler.status();
   o.num_steps = static_cast<uint64_t>((*sampler)->steps_per_epoch());
   o.record_steps = true;

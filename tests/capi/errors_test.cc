@@ -41,7 +41,12 @@ struct Outs {
   double doubles[4] = {-7, -7, -7, -7};
   const int64_t* view = reinterpret_cast<const int64_t*>(uintptr_t{0x16});
   unsigned char buffer[64];
-  Outs() { std::memset(buffer, 0xAB, sizeof(buffer)); }
+  flopspack_bucket_sampler_diagnostics diagnostics;
+  Outs() {
+    std::memset(buffer, 0xAB, sizeof(buffer));
+    std::memset(&diagnostics, 0xAB, sizeof(diagnostics));
+    diagnostics.struct_size = sizeof(diagnostics);
+  }
 };
 
 bool Untouched(const Outs& o) {
@@ -927,6 +932,25 @@ std::vector<Row> Rows() {
       "no ranks and slots", [](Outs& o) {
         return flopspack_bucket_sampler_step_diversity(NewSampler(), PackedPlan(), o.doubles,
                                                        nullptr, 4, &o.size);
+      });
+  add("SamplerOverflowPolicy", "`flopspack_bucket_sampler_create`",
+      "overflow not ERROR, TRUNCATE or DEFER (SPLIT, or not an enum value)",
+      FLOPSPACK_INVALID_ARGUMENT, "options->overflow = 2: the bucket sampler takes", [](Outs& o) {
+        flopspack_bucket_sampler_options s = Sampler(100);
+        s.overflow = FLOPSPACK_OVERFLOW_SPLIT;
+        return flopspack_bucket_sampler_create(&s, nullptr, kThree, 3, &o.sampler);
+      });
+  add("SamplerDeferEverything", "`flopspack_bucket_sampler_create`",
+      "overflow = DEFER and every sample breaks the budget", FLOPSPACK_INFEASIBLE,
+      "overflow = defer: all 3 samples break the budget", [](Outs& o) {
+        flopspack_bucket_sampler_options s = Sampler(1);
+        s.overflow = FLOPSPACK_OVERFLOW_DEFER;
+        return flopspack_bucket_sampler_create(&s, nullptr, kThree, 3, &o.sampler);
+      });
+  add("SamplerDiagnoseTarget", "`flopspack_bucket_sampler_diagnose`",
+      "a target outside [0, 1] (or NaN)", FLOPSPACK_INVALID_ARGUMENT,
+      "balance target = 1.5: targets are shares in [0, 1]", [](Outs& o) {
+        return flopspack_bucket_sampler_diagnose(NewSampler(), 0, 1.5, 0.95, 0.1, &o.diagnostics);
       });
 
   // ---- The streaming packer.

@@ -16,7 +16,14 @@ from ._calibration import (
     calibration_compositions,
     held_out_split,
 )
-from ._buckets import BucketBudget, BucketSampler, bucket_padding, optimize_buckets
+from ._buckets import (
+    BucketBudget,
+    BucketDiagnostics,
+    BucketSampler,
+    BucketTarget,
+    bucket_padding,
+    optimize_buckets,
+)
 from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
 from ._epochs import PlannedEpochs
 from ._model_file import CostModelFile, ModelQuality, PolynomialCoefficients, load_cost_model, save_cost_model
@@ -79,7 +86,9 @@ __all__ = [
     "BalanceAlgorithm",
     "Binning",
     "BucketBudget",
+    "BucketDiagnostics",
     "BucketSampler",
+    "BucketTarget",
     "AttentionSpan",
     "BufferTooSmallError",
     "CallbackError",

@@ -1,5 +1,6 @@
 # Type stubs of the public flopspack API (checked against the package by
 # tests/test_stubs.py: same names, same parameters).
+import dataclasses
 import enum
 import os
 from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
@@ -255,6 +256,32 @@ class BucketBudget(enum.IntEnum):
     PADDED_TOKENS = 0
     COST = 1
 
+class BucketTarget(enum.IntFlag):
+    BALANCE = 1
+    PADDING = 2
+    DIVERSITY = 4
+
+@dataclasses.dataclass(frozen=True)
+class BucketDiagnostics:
+    unmet: int
+    balance_efficiency: float
+    balance_shortfall: float
+    balance_bound: float
+    padding_efficiency: float
+    padding_shortfall: float
+    padding_bound: float
+    diversity_distance: float
+    diversity_excess: float
+    diversity_floor: float
+    batch_cost_cap: float
+    implied_cost_budget: float
+    truncated_items: int
+    deferred_items: int
+    truncated_tokens: int
+    deferred_tokens: int
+    @property
+    def unmet_targets(self) -> List[str]: ...
+
 class BucketSampler(_Handle):
     def __init__(
         self,
@@ -269,6 +296,7 @@ class BucketSampler(_Handle):
         accumulation_steps: int = ...,
         seed: int = ...,
         model: Optional[CostModel] = ...,
+        overflow: Overflow = ...,
     ) -> None: ...
     @property
     def num_ranks(self) -> int: ...
@@ -278,6 +306,14 @@ class BucketSampler(_Handle):
     def steps_per_epoch(self) -> int: ...
     @property
     def upper_bounds(self) -> np.ndarray: ...
+    def diagnose(
+        self,
+        epoch: int = ...,
+        *,
+        balance: float = ...,
+        padding: float = ...,
+        diversity: float = ...,
+    ) -> BucketDiagnostics: ...
     def epoch(self, epoch: int) -> Plan: ...
     def step(self, epoch: int, step: int) -> Plan: ...
     def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]: ...

@@ -4,6 +4,7 @@ padding whose optimizer steps still see the whole length distribution
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from typing import Any, List, Optional, Tuple
 
@@ -14,6 +15,7 @@ from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
 from ._plan import Plan
+from ._stream import Overflow
 
 
 def optimize_buckets(lengths: Any, num_buckets: int) -> np.ndarray:
@@ -38,6 +40,42 @@ class BucketBudget(enum.IntEnum):
     COST = _capi.FLOPSPACK_BUCKET_BUDGET_COST
 
 
+@dataclasses.dataclass(frozen=True)
+class BucketDiagnostics:
+    """What an epoch achieves against targets and what limits it
+    (flopspack_bucket_sampler_diagnostics; docs/buckets.md, "Diagnostics")."""
+
+    unmet: int  # BucketTarget bits of the targets missed
+    balance_efficiency: float
+    balance_shortfall: float  # target - balance when missed, else 0
+    balance_bound: float  # best balance of these batches grouped by cost alone
+    padding_efficiency: float
+    padding_shortfall: float
+    padding_bound: float  # sorted batching with the same batch sizes
+    diversity_distance: float
+    diversity_excess: float  # KS - target when missed, else 0
+    diversity_floor: float  # 1 / (2 G)
+    batch_cost_cap: float
+    implied_cost_budget: float
+    truncated_items: int
+    deferred_items: int
+    truncated_tokens: int
+    deferred_tokens: int
+
+    @property
+    def unmet_targets(self) -> List[str]:
+        """Names of the missed targets: "balance", "padding", "diversity"."""
+        return [t.name.lower() for t in BucketTarget if self.unmet & t]
+
+
+class BucketTarget(enum.IntFlag):
+    """Targets an epoch can miss (bits of BucketDiagnostics.unmet)."""
+
+    BALANCE = _capi.FLOPSPACK_BUCKET_TARGET_BALANCE
+    PADDING = _capi.FLOPSPACK_BUCKET_TARGET_PADDING
+    DIVERSITY = _capi.FLOPSPACK_BUCKET_TARGET_DIVERSITY
+
+
 class BucketSampler(Handle):
     """flopspack_bucket_sampler: padded batches from length buckets, arranged
     into optimizer steps of num_ranks x accumulation_steps batches. Give
@@ -60,6 +98,7 @@ class BucketSampler(Handle):
         accumulation_steps: int = 1,
         seed: int = 0,
         model: Optional[CostModel] = None,
+        overflow: Overflow = Overflow.ERROR,
     ) -> None:
         options = _capi.flopspack_bucket_sampler_options()  # library defaults
         if max_batch_cost is not None:
@@ -73,6 +112,7 @@ class BucketSampler(Handle):
         options.num_ranks = _validate.uint64(num_ranks, "num_ranks")
         options.accumulation_steps = _validate.uint64(accumulation_steps, "accumulation_steps")
         options.seed = _validate.uint64(seed, "seed")
+        options.overflow = _validate.choice(overflow, Overflow, "overflow")
         bounds = (
             np.zeros(0, dtype=np.int64)
             if upper_bounds is None
@@ -142,6 +182,28 @@ class BucketSampler(Handle):
         samples = np.empty(steps, dtype=np.float64)
         _capi.flopspack_swig_bucket_sampler_step_diversity(h, p, tokens, samples)
         return tokens, samples
+
+    def diagnose(
+        self,
+        epoch: int = 0,
+        *,
+        balance: float = 0.97,
+        padding: float = 0.95,
+        diversity: float = 0.1,
+    ) -> BucketDiagnostics:
+        """Whether epoch `epoch` meets the targets (step balance >= balance,
+        padding efficiency >= padding, token-weighted step KS <= diversity),
+        by how much it misses them, and what bounds them."""
+        c = _capi.flopspack_bucket_sampler_diagnose(
+            self._handle,
+            _validate.uint64(epoch, "epoch"),
+            _validate.real(balance, "balance"),
+            _validate.real(padding, "padding"),
+            _validate.real(diversity, "diversity"),
+        )
+        return BucketDiagnostics(
+            **{f.name: getattr(c, f.name) for f in dataclasses.fields(BucketDiagnostics)}
+        )
 
     def __repr__(self) -> str:
         if self.closed:

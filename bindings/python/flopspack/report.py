@@ -208,6 +208,41 @@ def _figure(name, caption):
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
 
+QUALITY_TITLES = {
+    "fitted": "fitted (per sequence + per document + linear + quadratic)",
+    "flops": "FLOPs formula, scaled (a·FLOPs + b)",
+    "tokens": "tokens, scaled (a·tokens + b)",
+}
+
+
+def _cost_model_section(model):
+    """Which cost model every figure uses and, for a calibrated one, how well
+    each model predicted the measured times (docs/cost-models.md)."""
+    out = [f'<p>Every cost on this page is {html.escape(model["summary"])}.</p>']
+    quality = model.get("quality") or []
+    if not quality:
+        out.append(
+            '<p class="note">Not measured on your model and hardware: how well it predicts '
+            "real step times is unknown. Calibrate with <code>flopspack.torch.calibrate</code> "
+            "(or time packed sequences yourself and run <code>flopspack fit SAMPLES --save "
+            "model.json</code>), then pass <code>--cost-file model.json</code>: this section "
+            "then shows how well each cost model predicts your times.</p>")
+        return out
+    rows = []
+    for row in quality:
+        h = row.get("held_out")
+        rows.append([QUALITY_TITLES.get(row["model"], row["model"]),
+                     f'{row["train"]["r_squared"]:.3f}',
+                     f'{h["r_squared"]:.3f}' if h else "-",
+                     _fmt_pct(h["mean_relative_error"]) if h else "-",
+                     _fmt_pct(h["max_relative_error"]) if h else "-"])
+    out.append('<p class="note">How well each cost model predicted the calibration samples '
+               "(held out: samples kept out of every fit).</p>")
+    out.append(_table(["cost model", "R² train", "R² held out", "mean relative error held out",
+                       "max relative error held out"], rows))
+    return out
+
+
 def render(doc, out_dir):
     """Writes index.html and the figures for report JSON `doc` into out_dir.
 
@@ -349,6 +384,9 @@ def render(doc, out_dir):
     if rec and rec.get("details"):
         parts.append("<h2>How the recommendation was made</h2>")
         parts.append(f'<p>{html.escape(rec["details"])}</p>')
+
+    parts.append("<h2>The cost model</h2>")
+    parts.extend(_cost_model_section(doc["model"]))
 
     parts.append('<footer>Made by <code>flopspack report</code>; the numbers are in '
                  '<a href="report.json">report.json</a> (schema '

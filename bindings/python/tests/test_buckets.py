@@ -76,3 +76,72 @@ def test_explicit_bounds_and_a_cost_budget_with_a_custom_model():
     model.close()  # the sampler keeps the model and its callable
     for g in c.epoch(0):
         assert g.cost <= 4e6
+
+
+def _real_looking(kind, seed=7):
+    """Shapes of issue 18: a Pareto tail to the budget, thousands of
+    duplicates, 5,000 samples."""
+    rng = np.random.default_rng(seed)
+    if kind == "source-code":
+        x = 120 / (1 - rng.random(5000)) ** (1 / 1.1)
+        return np.clip(x, 8, 49152).astype(np.int64)
+    x = np.concatenate(
+        [np.full(3000, 64), rng.integers(5, 400, 1900), rng.integers(400, 4000, 100)]
+    )
+    return rng.permutation(x).astype(np.int64)
+
+
+def test_sampler_balances_duplicates_and_diagnoses_what_it_cannot_meet():
+    short = _real_looking("short-texts")
+    sampler = flopspack.BucketSampler(short, max_padded_tokens=49152, num_ranks=8, seed=1)
+    with sampler.epoch(0) as plan:
+        m = plan.metrics
+        items = np.concatenate([g.items for g in plan])
+    assert m.balance_efficiency >= 0.97  # was 0.47 before issue 18
+    assert np.array_equal(np.sort(items), np.arange(len(short)))  # each sample once
+    d = sampler.diagnose(0)
+    assert d.balance_efficiency == m.balance_efficiency
+    # 24 batches over 5,000 short samples: even sorted batching pads > 5%.
+    assert d.unmet_targets == ["padding"]
+    assert d.unmet == flopspack.BucketTarget.PADDING
+    assert d.padding_shortfall == pytest.approx(0.95 - m.padding_efficiency)
+    assert d.padding_bound < 0.95
+
+    tail = _real_looking("source-code")
+    d = flopspack.BucketSampler(tail, max_padded_tokens=49152, num_ranks=8).diagnose(0)
+    assert "balance" in d.unmet_targets and d.balance_shortfall > 0
+    assert d.balance_bound > d.balance_efficiency  # what diversity costs here
+    d4 = flopspack.BucketSampler(
+        tail, max_padded_tokens=49152, num_ranks=8, accumulation_steps=4
+    ).diagnose(0)
+    assert d4.balance_efficiency >= 0.97
+    with pytest.raises(flopspack.InvalidArgumentError, match="balance target = 1.5"):
+        sampler.diagnose(0, balance=1.5)
+
+
+def test_over_budget_samples_error_truncate_or_defer():
+    lengths = np.array([100, 5000, 300, 200, 9000, 50] * 20, dtype=np.int64)
+    with pytest.raises(flopspack.InfeasibleError, match=r"lengths\[1\] = 5000 exceeds"):
+        flopspack.BucketSampler(lengths, max_padded_tokens=1000)
+    s = flopspack.BucketSampler(
+        lengths, max_padded_tokens=1000, overflow=flopspack.Overflow.TRUNCATE, num_ranks=2
+    )
+    with s.epoch(0) as plan:
+        m = plan.metrics
+        assert m.truncated_items == 40
+        assert m.truncated_tokens == 20 * (4000 + 8000)
+        assert max(int(g.tokens.max()) for g in plan) == 1000
+    s = flopspack.BucketSampler(
+        lengths, max_padded_tokens=1000, overflow=flopspack.Overflow.DEFER, num_ranks=2
+    )
+    d = s.diagnose(0)
+    assert d.deferred_items == 40 and d.deferred_tokens == 20 * 14000
+    with s.epoch(1) as plan:
+        assert plan.metrics.deferred_items == 40
+        assert sorted(plan.deferred.tolist()) == [i for i in range(120) if i % 6 in (1, 4)]
+        kept = np.concatenate([g.items for g in plan])
+        assert len(kept) == 80 and len(set(kept.tolist())) == 80
+    with pytest.raises(flopspack.InvalidArgumentError, match="options->overflow = 2"):
+        flopspack.BucketSampler(lengths, max_padded_tokens=1000, overflow=flopspack.Overflow.SPLIT)
+    with pytest.raises(ValueError, match="overflow must be one of"):
+        flopspack.BucketSampler(lengths, max_padded_tokens=1000, overflow=9)

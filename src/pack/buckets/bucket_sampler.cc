@@ -2,20 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/str_format.h"
 #include "pack/buckets/buckets.h"
+#include "pack/primitives/group_limits.h"
 #include "pack/primitives/lpt.h"
+#include "pack/primitives/refine.h"
 #include "util/checked.h"
 #include "util/random.h"
+#include "util/validate.h"
 
 namespace flopspack::pack {
 namespace {
 
 // Sub-seed streams of an epoch: buckets use their index, the step order this.
 constexpr uint64_t kStepOrderStream = std::numeric_limits<uint64_t>::max();
+// Local-search steps per optimizer step after LPT (accumulation > 1).
+constexpr int64_t kStepRefineSteps = 64;
 
 // The most samples whose longest is `longest` a batch may hold: k with
 // k * longest <= budget (tokens) or k * SequenceCost({longest}) <= budget
@@ -148,28 +154,118 @@ absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(
           options.max_batch_cost));
     }
   }
+  if (options.overflow != Overflow::kError && options.overflow != Overflow::kTruncate &&
+      options.overflow != Overflow::kDefer) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("overflow = %s: the bucket sampler takes error, truncate or defer (drop)",
+                        OverflowName(options.overflow)));
+  }
   if (lengths.empty()) {
     return absl::InvalidArgumentError("lengths is empty: a sampler needs at least one sample");
   }
-  absl::StatusOr<LengthReference> reference = LengthReference::Create(lengths);
+  if (absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths); !total.ok()) {
+    return total.status();
+  }
+  const cost::CostModel* model_ptr = model.get();
+
+  // Over-budget samples: the longest length a batch of one may hold.
+  std::vector<int64_t> effective(lengths.begin(), lengths.end());
+  std::vector<char> keep(lengths.size(), 1);
+  std::vector<int64_t> deferred;
+  int64_t deferred_tokens = 0, truncated_tokens = 0;
+  uint64_t truncated_items = 0;
+  {
+    // Cost budget: memo of the verdict per distinct over-long length.
+    int64_t fits_below = 0;  // every length <= this fits (cost budget)
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      const int64_t length = lengths[i];
+      int64_t limit = length;  // the longest prefix of the sample that fits
+      if (options.budget == BucketBudget::kPaddedTokens) {
+        limit = std::min(length, options.max_padded_tokens);
+      } else if (length > fits_below) {
+        absl::StatusOr<int64_t> cap = BatchCap(options, model_ptr, length);
+        if (!cap.ok()) return cap.status();
+        if (*cap >= 1) {
+          fits_below = std::max(fits_below, length);
+        } else if (options.overflow == Overflow::kTruncate) {
+          // Bisection for the longest fitting length (costs grow with length).
+          int64_t lo = 0, hi = length;  // lo fits (or is 0), hi does not
+          while (hi - lo > 1) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            absl::StatusOr<int64_t> c = BatchCap(options, model_ptr, mid);
+            if (!c.ok()) return c.status();
+            (*c >= 1 ? lo : hi) = mid;
+          }
+          if (lo == 0) {
+            return absl::FailedPreconditionError(absl::StrFormat(
+                "overflow = truncate: lengths[%u] = %d cannot be truncated to fit max_batch_cost "
+                "= %g: even one token costs more",
+                i, length, options.max_batch_cost));
+          }
+          limit = lo;
+        } else {
+          limit = 0;
+        }
+      }
+      if (limit == length) continue;
+      if (options.overflow == Overflow::kError) {
+        return BudgetError(options, model_ptr, i, length);
+      }
+      if (options.overflow == Overflow::kTruncate) {
+        effective[i] = limit;
+        ++truncated_items;
+        truncated_tokens += length - limit;
+      } else {
+        keep[i] = 0;
+        deferred.push_back(static_cast<int64_t>(i));
+        deferred_tokens += length;
+        // The reference (step KS) is over all indices: a deferred sample
+        // counts at the budget's length there, never at an arbitrary one.
+        if (options.budget == BucketBudget::kPaddedTokens) effective[i] = limit;
+      }
+    }
+  }
+  if (deferred.size() == lengths.size()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "overflow = defer: all %u samples break the budget, so every sample would be left out",
+        lengths.size()));
+  }
+  std::vector<int64_t> kept_lengths;
+  kept_lengths.reserve(lengths.size() - deferred.size());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    if (keep[i]) kept_lengths.push_back(effective[i]);
+  }
+  if (options.budget == BucketBudget::kCost) {
+    // Deferred samples enter the reference at the longest kept length.
+    const int64_t top = *std::max_element(kept_lengths.begin(), kept_lengths.end());
+    for (int64_t i : deferred) effective[i] = std::min(effective[i], top);
+  }
+
+  absl::StatusOr<LengthReference> reference = LengthReference::Create(effective);
   if (!reference.ok()) return reference.status();
 
   std::unique_ptr<BucketSampler> sampler(new BucketSampler(options, std::move(*reference)));
   sampler->model_ = std::move(model);
-  sampler->lengths_.assign(lengths.begin(), lengths.end());
-  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  sampler->lengths_ = std::move(effective);
+  sampler->deferred_ = std::move(deferred);
+  sampler->deferred_tokens_ = deferred_tokens;
+  sampler->truncated_items_ = truncated_items;
+  sampler->truncated_tokens_ = truncated_tokens;
+  const std::vector<int64_t>& eff = sampler->lengths_;
+  const int64_t longest = *std::max_element(kept_lengths.begin(), kept_lengths.end());
 
   if (!options.upper_bounds.empty()) {
     sampler->upper_bounds_ = options.upper_bounds;
     if (longest > sampler->upper_bounds_.back()) {
-      const size_t i = std::max_element(lengths.begin(), lengths.end()) - lengths.begin();
+      size_t i = 0;
+      while (!(keep[i] && eff[i] == longest)) ++i;
       return absl::InvalidArgumentError(absl::StrFormat(
           "lengths[%u] = %d exceeds the largest upper bound %d: every sample needs a bucket", i,
           longest, sampler->upper_bounds_.back()));
     }
   } else {
     absl::StatusOr<std::vector<int64_t>> bounds =
-        BudgetAwareBounds(options, sampler->model_.get(), lengths);
+        BudgetAwareBounds(options, model_ptr, kept_lengths);
     if (!bounds.ok()) return bounds.status();
     sampler->upper_bounds_ = std::move(*bounds);
   }
@@ -177,37 +273,121 @@ absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(
   // Per-sample bucket: the first bound >= the length.
   const std::vector<int64_t>& bounds = sampler->upper_bounds_;
   sampler->bucket_items_.assign(bounds.size(), {});
-  for (size_t i = 0; i < lengths.size(); ++i) {
-    const size_t b = std::lower_bound(bounds.begin(), bounds.end(), lengths[i]) - bounds.begin();
+  for (size_t i = 0; i < eff.size(); ++i) {
+    if (!keep[i]) continue;
+    const size_t b = std::lower_bound(bounds.begin(), bounds.end(), eff[i]) - bounds.begin();
     sampler->bucket_items_[b].push_back(static_cast<int64_t>(i));
   }
-
-  // Batch size caps k_b from each bucket's longest sample, and batch counts.
   if (options.budget == BucketBudget::kPaddedTokens) {
     sampler->budget_tokens_ = options.max_padded_tokens;
   }
-  const int64_t n = static_cast<int64_t>(lengths.size());
-  sampler->bucket_batches_.assign(bounds.size(), 0);
-  int64_t total_batches = 0;
+
+  // Per non-empty bucket: size, hard cap h_b (non-increasing), balance cost
+  // per sample c_b (non-decreasing).
+  struct Run {
+    int64_t size, cap;
+    double cost;
+  };
+  std::vector<Run> runs;
+  int64_t previous_cap = std::numeric_limits<int64_t>::max();
+  double previous_cost = 0;
+  double least_cost_per_token = std::numeric_limits<double>::infinity();
   for (size_t b = 0; b < bounds.size(); ++b) {
     const std::vector<int64_t>& items = sampler->bucket_items_[b];
     if (items.empty()) continue;
     int64_t arg = items[0];
     for (int64_t i : items) {
-      if (lengths[i] > lengths[arg]) arg = i;
+      if (eff[i] > eff[arg]) arg = i;
     }
-    const int64_t bucket_longest = lengths[arg];
-    const int64_t size = static_cast<int64_t>(items.size());
-    absl::StatusOr<int64_t> cap = BatchCap(options, sampler->model_.get(), bucket_longest);
+    const int64_t bucket_longest = eff[arg];
+    absl::StatusOr<int64_t> cap = BatchCap(options, model_ptr, bucket_longest);
     if (!cap.ok()) return cap.status();
-    if (*cap == 0) return BudgetError(options, sampler->model_.get(), arg, bucket_longest);
-    const int64_t batch_cap = std::min(*cap, size);
-    sampler->bucket_batches_[b] = (size + batch_cap - 1) / batch_cap;
-    total_batches += sampler->bucket_batches_[b];
+    if (*cap == 0) return BudgetError(options, model_ptr, arg, bucket_longest);
+    double cost = static_cast<double>(bucket_longest);
+    if (model_ptr != nullptr) {
+      absl::StatusOr<double> one = model_ptr->SequenceCost({&bucket_longest, 1});
+      if (!one.ok()) return one.status();
+      cost = *one;
+      // The least cost per token over the data's lengths: every sample of
+      // this bucket costs at least cost(shortest) per its tokens.
+      int64_t shortest = eff[items[0]];
+      for (int64_t i : items) shortest = std::min(shortest, eff[i]);
+      absl::StatusOr<double> low = model_ptr->SequenceCost({&shortest, 1});
+      if (!low.ok()) return low.status();
+      least_cost_per_token =
+          std::min(least_cost_per_token, std::min(*low / static_cast<double>(shortest),
+                                                  cost / static_cast<double>(bucket_longest)));
+    }
+    previous_cap = std::min(previous_cap, *cap);
+    previous_cost = std::max(previous_cost, cost);
+    runs.push_back({static_cast<int64_t>(items.size()), previous_cap, previous_cost});
   }
 
+  // The cost cap a token budget implies with a model (docs/buckets.md).
+  double top_cap = std::numeric_limits<double>::infinity();
+  if (model_ptr != nullptr && options.budget == BucketBudget::kPaddedTokens &&
+      least_cost_per_token > 0 && std::isfinite(least_cost_per_token)) {
+    top_cap = least_cost_per_token * static_cast<double>(options.max_padded_tokens);
+    sampler->implied_cost_budget_ = top_cap;
+  }
+
+  // Greedy cut for cost cap T: pieces and their count (INT64_MAX if T admits
+  // no sample of some bucket, which cannot happen: k >= 1).
+  auto per_batch = [&](const Run& r, double cap) -> int64_t {
+    if (!(cap < std::numeric_limits<double>::infinity()) || r.cost <= 0) return r.cap;
+    const double k = std::floor(cap / r.cost);
+    if (k >= static_cast<double>(r.cap)) return r.cap;
+    return std::max<int64_t>(1, static_cast<int64_t>(k));
+  };
+  auto cut = [&](double cap, std::vector<Piece>* pieces) -> int64_t {
+    int64_t count = 0, open = 0, position = 0, open_first = 0, k_prev = 0;
+    for (const Run& r : runs) {
+      int64_t k = per_batch(r, cap);
+      k = k_prev > 0 ? std::min(k, k_prev) : k;  // keep k non-increasing
+      k_prev = k;
+      int64_t rest = r.size;
+      if (open > 0) {
+        if (open >= k) {
+          if (pieces) pieces->push_back({open_first, open, 1});
+          ++count;
+          open = 0;
+        } else {
+          const int64_t take = std::min(rest, k - open);
+          open += take;
+          rest -= take;
+          position += take;
+          if (open == k) {
+            if (pieces) pieces->push_back({open_first, open, 1});
+            ++count;
+            open = 0;
+          }
+        }
+      }
+      if (rest > 0) {
+        const int64_t full = rest / k;
+        if (full > 0) {
+          if (pieces) pieces->push_back({position, full * k, full});
+          count += full;
+          position += full * k;
+        }
+        open = rest % k;
+        open_first = position;
+        position += open;
+      }
+    }
+    if (open > 0) {
+      if (pieces) pieces->push_back({open_first, open, 1});
+      ++count;
+    }
+    return count;
+  };
+
+  const int64_t n = static_cast<int64_t>(kept_lengths.size());
   const int64_t per_step = options.num_ranks * options.accumulation_steps;
+  const int64_t total_batches = cut(top_cap, nullptr);
   const int64_t remainder = total_batches % per_step;
+  double cap = top_cap;
+  int64_t target = total_batches;
   if (options.drop_last) {
     if (total_batches < per_step) {
       return absl::FailedPreconditionError(absl::StrFormat(
@@ -218,26 +398,44 @@ absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(
     sampler->num_batches_ = total_batches - remainder;
   } else {
     const int64_t missing = remainder == 0 ? 0 : per_step - remainder;
-    if (n < total_batches + missing) {
+    target = total_batches + missing;
+    if (n < target) {
       return absl::FailedPreconditionError(absl::StrFormat(
           "pad_last: %d samples cannot fill %d batches (num_ranks x accumulation_steps = %d per "
           "step) without repeating samples; use fewer ranks or accumulation steps",
-          n, total_batches + missing, per_step));
+          n, target, per_step));
     }
-    // One more batch for the bucket with the most batches: its batches shrink
-    // by the smallest fraction. Ties by bucket index.
-    for (int64_t k = 0; k < missing; ++k) {
-      size_t pick = bounds.size();
-      for (size_t b = 0; b < bounds.size(); ++b) {
-        const int64_t size = static_cast<int64_t>(sampler->bucket_items_[b].size());
-        if (size <= sampler->bucket_batches_[b]) continue;
-        if (pick == bounds.size() || sampler->bucket_batches_[b] > sampler->bucket_batches_[pick]) {
-          pick = b;
-        }
+    if (missing > 0) {
+      // Smallest cap T with count(T) <= target; count(0) = n >= target.
+      double hi = top_cap;
+      if (!std::isfinite(hi)) {
+        hi = 0;
+        for (const Run& r : runs) hi = std::max(hi, static_cast<double>(r.cap) * r.cost);
       }
-      ++sampler->bucket_batches_[pick];
+      double lo = 0;
+      for (int iteration = 0; iteration < 100 && hi - lo > hi * 1e-12; ++iteration) {
+        const double mid = lo + (hi - lo) / 2;
+        (cut(mid, nullptr) <= target ? hi : lo) = mid;
+      }
+      cap = hi;
     }
-    sampler->num_batches_ = total_batches + missing;
+    sampler->num_batches_ = target;
+  }
+  sampler->cost_cap_ = std::isfinite(cap) ? cap : 0;
+  cut(cap, &sampler->pieces_);
+  int64_t cut_batches = 0;
+  for (const Piece& p : sampler->pieces_) cut_batches += p.batches;
+  // Still short of the target (the count jumps over it): one more batch for
+  // the piece with the most batches, its batches shrink by the smallest
+  // fraction. Ties by piece order.
+  for (; !options.drop_last && cut_batches < target; ++cut_batches) {
+    size_t pick = sampler->pieces_.size();
+    for (size_t q = 0; q < sampler->pieces_.size(); ++q) {
+      const Piece& p = sampler->pieces_[q];
+      if (p.items <= p.batches) continue;
+      if (pick == sampler->pieces_.size() || p.batches > sampler->pieces_[pick].batches) pick = q;
+    }
+    ++sampler->pieces_[pick].batches;  // exists: n >= target
   }
   sampler->num_steps_ = sampler->num_batches_ / per_step;
 
@@ -290,9 +488,11 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
     pool.insert(pool.end(), items.begin(), items.end());
     util::Rng rng(util::DeriveSeed(epoch_seed, b));
     rng.Shuffle(absl::MakeSpan(pool).subspan(first));
-    const int64_t m = bucket_batches_[b];
-    const int64_t size = static_cast<int64_t>(items.size());
-    int64_t at = static_cast<int64_t>(first);
+  }
+  for (const Piece& piece : pieces_) {
+    const int64_t m = piece.batches;
+    const int64_t size = piece.items;
+    int64_t at = piece.first;
     for (int64_t j = 0; j < m; ++j) {
       const int64_t count = size / m + (j < size % m ? 1 : 0);
       int64_t longest = 0, tokens = 0;
@@ -368,6 +568,7 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
   layout->costs.reserve(num_batches_);
   std::vector<size_t> step_batches(per_step), placed(per_step);
   std::vector<double> step_costs(per_step);
+  std::vector<int32_t> group(per_step);
   for (size_t position = 0; position < steps; ++position) {
     const size_t t = order[position];
     for (size_t k = 0; k < per_step; ++k) {
@@ -379,6 +580,17 @@ absl::StatusOr<std::shared_ptr<const BucketSampler::Layout>> BucketSampler::Buil
     const std::vector<int32_t> slot =
         AssignLptSlots(step_costs, static_cast<int32_t>(ranks), static_cast<int64_t>(accumulation));
     for (size_t k = 0; k < per_step; ++k) placed[k] = static_cast<size_t>(slot[k]) / accumulation;
+    if (accumulation > 1) {
+      // LPT leaves up to a third of a batch on the table when a few coarse
+      // batches (one or two long samples) meet many full ones; swaps between
+      // the slowest rank and the lighter ones keep A batches per rank.
+      for (size_t k = 0; k < per_step; ++k) group[k] = static_cast<int32_t>(placed[k]);
+      GroupLimits limits;
+      limits.equal_count = true;
+      Refine(step_costs, static_cast<int32_t>(ranks), limits, absl::MakeSpan(group),
+             kStepRefineSteps);
+      for (size_t k = 0; k < per_step; ++k) placed[k] = static_cast<size_t>(group[k]);
+    }
     // Emit rank by rank; a rank's batches in stratum order (ascending length).
     for (size_t r = 0; r < ranks; ++r) {
       for (size_t k = 0; k < per_step; ++k) {
@@ -444,10 +656,88 @@ absl::StatusOr<Plan> BucketSampler::Epoch(uint64_t epoch) const {
   absl::StatusOr<std::vector<DiversityDistance>> steps =
       ComputeStepMetrics(plan, reference_, num_ranks_, accumulation_);
   if (!steps.ok()) return steps.status();
+  plan.deferred() = deferred_;
   PlanMetrics& m = plan.metrics();
   m.dropped_items = l.dropped.size();
   m.dropped_tokens = l.dropped_tokens;
+  m.deferred_items = deferred_.size();
+  m.deferred_tokens = deferred_tokens_;
+  m.truncated_items = truncated_items_;
+  m.truncated_tokens = truncated_tokens_;
   return plan;
+}
+
+absl::StatusOr<BucketDiagnostics> BucketSampler::Diagnose(uint64_t epoch,
+                                                          const BucketTargets& targets) const {
+  for (auto [name, value] : {std::pair<const char*, double>{"balance", targets.balance},
+                             {"padding", targets.padding},
+                             {"diversity", targets.diversity}}) {
+    if (!(value >= 0 && value <= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s target = %g: targets are shares in [0, 1]", name, value));
+    }
+  }
+  absl::StatusOr<Plan> plan = Epoch(epoch);
+  if (!plan.ok()) return plan.status();
+  const PlanMetrics& m = plan->metrics();
+  BucketDiagnostics d;
+  d.balance = m.balance_efficiency;
+  d.padding = m.padding_efficiency;
+  d.diversity = m.diversity_distance;
+  // Balance bound: the batches grouped into steps by cost (descending), a
+  // step's slowest rank carrying at least max(mean, costliest batch).
+  const size_t per_step = static_cast<size_t>(batches_per_step());
+  std::vector<double> costs(plan->group_costs().begin(), plan->group_costs().end());
+  std::sort(costs.begin(), costs.end(), std::greater<double>());
+  double sum_mean = 0, sum_bound = 0;
+  for (size_t first = 0; first + per_step <= costs.size(); first += per_step) {
+    double total = 0;
+    for (size_t g = first; g < first + per_step; ++g) total += costs[g];
+    const double mean = total / static_cast<double>(num_ranks_);
+    sum_mean += mean;
+    sum_bound += std::max(mean, costs[first]);
+  }
+  d.balance_bound = sum_bound > 0 ? sum_mean / sum_bound : 1.0;
+  // Padding bound: the same cut over the samples sorted by length (sorted
+  // batching with these batch sizes), which no shuffle within buckets beats
+  // by more than the order inside a bucket.
+  std::vector<int64_t> sorted;
+  sorted.reserve(lengths_.size());
+  for (const std::vector<int64_t>& items : bucket_items_) {
+    for (int64_t i : items) sorted.push_back(lengths_[i]);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  double real = 0, padded = 0;
+  for (const Piece& piece : pieces_) {
+    int64_t at = piece.first;
+    for (int64_t j = 0; j < piece.batches; ++j) {
+      const int64_t count = piece.items / piece.batches + (j < piece.items % piece.batches ? 1 : 0);
+      for (int64_t k = at; k < at + count; ++k) real += static_cast<double>(sorted[k]);
+      padded += static_cast<double>(count) * static_cast<double>(sorted[at + count - 1]);
+      at += count;
+    }
+  }
+  d.padding_bound = padded > 0 ? real / padded : 1.0;
+  d.diversity_floor = 0.5 / static_cast<double>(per_step);
+  if (d.balance < targets.balance) {
+    d.unmet |= kBalanceTarget;
+    d.balance_shortfall = targets.balance - d.balance;
+  }
+  if (d.padding < targets.padding) {
+    d.unmet |= kPaddingTarget;
+    d.padding_shortfall = targets.padding - d.padding;
+  }
+  if (d.diversity > targets.diversity) {
+    d.unmet |= kDiversityTarget;
+    d.diversity_excess = d.diversity - targets.diversity;
+  }
+  d.batch_cost_cap = cost_cap_;
+  d.implied_cost_budget = implied_cost_budget_;
+  d.truncated_items = truncated_items_;
+  d.truncated_tokens = truncated_tokens_;
+  d.deferred_items = deferred_.size();
+  d.deferred_tokens = deferred_tokens_;
+  return d;
 }
 
 absl::StatusOr<Plan> BucketSampler::Step(uint64_t epoch, uint64_t step) const {

@@ -468,6 +468,7 @@ pub struct flopspack_bucket_sampler_options {
     pub num_ranks: u64,
     pub accumulation_steps: u64,
     pub seed: u64,
+    pub overflow: i32,
 }
 extern "C" {
     pub fn flopspack_bucket_sampler_options_init(options: *mut flopspack_bucket_sampler_options);
@@ -526,6 +527,41 @@ extern "C" {
 }
 extern "C" {
     pub fn flopspack_bucket_sampler_destroy(sampler: *mut flopspack_bucket_sampler);
+}
+pub const flopspack_bucket_target_FLOPSPACK_BUCKET_TARGET_BALANCE: flopspack_bucket_target = 1;
+pub const flopspack_bucket_target_FLOPSPACK_BUCKET_TARGET_PADDING: flopspack_bucket_target = 2;
+pub const flopspack_bucket_target_FLOPSPACK_BUCKET_TARGET_DIVERSITY: flopspack_bucket_target = 4;
+pub type flopspack_bucket_target = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_bucket_sampler_diagnostics {
+    pub struct_size: u32,
+    pub unmet: u32,
+    pub balance_efficiency: f64,
+    pub balance_shortfall: f64,
+    pub balance_bound: f64,
+    pub padding_efficiency: f64,
+    pub padding_shortfall: f64,
+    pub padding_bound: f64,
+    pub diversity_distance: f64,
+    pub diversity_excess: f64,
+    pub diversity_floor: f64,
+    pub batch_cost_cap: f64,
+    pub implied_cost_budget: f64,
+    pub truncated_items: u64,
+    pub deferred_items: u64,
+    pub truncated_tokens: i64,
+    pub deferred_tokens: i64,
+}
+extern "C" {
+    pub fn flopspack_bucket_sampler_diagnose(
+        sampler: *const flopspack_bucket_sampler,
+        epoch: u64,
+        balance_target: f64,
+        padding_target: f64,
+        diversity_target: f64,
+        out: *mut flopspack_bucket_sampler_diagnostics,
+    ) -> flopspack_status;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

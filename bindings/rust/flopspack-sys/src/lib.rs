@@ -441,7 +441,33 @@ pub struct flopspack_bucket_sampler_options {
     pub num_ranks: u64,
     pub accumulation_steps: u64,
     pub seed: u64,
+    pub overflow: i32,
 }
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone, Default)]
+pub struct flopspack_bucket_sampler_diagnostics {
+    pub struct_size: u32,
+    pub unmet: u32,
+    pub balance_efficiency: f64,
+    pub balance_shortfall: f64,
+    pub balance_bound: f64,
+    pub padding_efficiency: f64,
+    pub padding_shortfall: f64,
+    pub padding_bound: f64,
+    pub diversity_distance: f64,
+    pub diversity_excess: f64,
+    pub diversity_floor: f64,
+    pub batch_cost_cap: f64,
+    pub implied_cost_budget: f64,
+    pub truncated_items: u64,
+    pub deferred_items: u64,
+    pub truncated_tokens: i64,
+    pub deferred_tokens: i64,
+}
+pub const FLOPSPACK_BUCKET_TARGET_BALANCE: u32 = 1;
+pub const FLOPSPACK_BUCKET_TARGET_PADDING: u32 = 2;
+pub const FLOPSPACK_BUCKET_TARGET_DIVERSITY: u32 = 4;
 
 /// Cost of one packed sequence; return 0 and store a finite, non-negative
 /// cost, anything else fails the calling function (CALLBACK_FAILED).
@@ -842,6 +868,14 @@ extern "C" {
         num_steps: *mut usize,
     ) -> flopspack_status;
     pub fn flopspack_bucket_sampler_destroy(sampler: *mut flopspack_bucket_sampler);
+    pub fn flopspack_bucket_sampler_diagnose(
+        sampler: *const flopspack_bucket_sampler,
+        epoch: u64,
+        balance_target: f64,
+        padding_target: f64,
+        diversity_target: f64,
+        out: *mut flopspack_bucket_sampler_diagnostics,
+    ) -> flopspack_status;
 
     // Cost models, continued: coefficients and prediction quality.
     pub fn flopspack_cost_model_coefficients(

@@ -4,6 +4,7 @@
 use crate::cost::{CostModel, ModelRef};
 use crate::error::{check, Result};
 use crate::plan::Plan;
+use crate::stream::Overflow;
 use crate::sys;
 use std::ptr::{self, NonNull};
 
@@ -62,6 +63,9 @@ pub struct BucketSamplerOptions {
     pub num_ranks: u64,
     pub accumulation_steps: u64,
     pub seed: u64,
+    /// Samples that alone break the budget: Error (default), Truncate, or
+    /// Defer (drop: left out of every epoch, listed in the plan's deferred).
+    pub overflow: Overflow,
 }
 
 impl BucketSamplerOptions {
@@ -75,6 +79,7 @@ impl BucketSamplerOptions {
             num_ranks: c.num_ranks,
             accumulation_steps: c.accumulation_steps,
             seed: c.seed,
+            overflow: Overflow::from_raw(c.overflow),
         }
     }
 }
@@ -92,6 +97,7 @@ fn init_options() -> sys::flopspack_bucket_sampler_options {
         num_ranks: 0,
         accumulation_steps: 0,
         seed: 0,
+        overflow: 0,
     };
     // SAFETY: fills a local struct.
     unsafe { sys::flopspack_bucket_sampler_options_init(&mut c) };
@@ -157,6 +163,7 @@ impl BucketSampler {
         c.num_ranks = options.num_ranks;
         c.accumulation_steps = options.accumulation_steps;
         c.seed = options.seed;
+        c.overflow = options.overflow.raw();
         let mut raw = ptr::null_mut();
         let m = model.map_or(ptr::null(), |m| m.as_ptr());
         // SAFETY: the bounds (copied at creation) and lengths live through
