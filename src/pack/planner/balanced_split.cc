@@ -6,15 +6,20 @@
 namespace flopspack::pack {
 namespace {
 
-// The longest length in [1, cap] whose cost is <= share (1 when even one
-// token costs more): binary search, the cost being nondecreasing in length.
-absl::StatusOr<int64_t> LongestWithin(const cost::CostModel& model, double share, int64_t cap) {
+// The longest length l in [1, cap] whose cost, plus filler_cost per token
+// for the tokens its rank must still carry (rank_tokens - l, when
+// positive), is <= share (1 when none is): binary search, the left side
+// being nondecreasing in l for a convex cost with filler_cost = cost(1).
+absl::StatusOr<int64_t> LongestWithin(const cost::CostModel& model, double share, int64_t cap,
+                                      int64_t rank_tokens, double filler_cost) {
   int64_t lo = 1, hi = cap;  // answer in [lo, hi]
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo + 1) / 2;
     absl::StatusOr<double> c = model.DocumentCost(mid);
     if (!c.ok()) return c.status();
-    if (*c <= share) {
+    const double filler =
+        filler_cost * static_cast<double>(std::max<int64_t>(0, rank_tokens - mid));
+    if (*c + filler <= share) {
       lo = mid;
     } else {
       hi = mid - 1;
@@ -71,8 +76,14 @@ absl::StatusOr<double> NearEqualCost(const cost::CostModel& model, int64_t lengt
 absl::StatusOr<BalancedCut> BalancedPieceCounts(const cost::CostModel& model,
                                                 absl::Span<const int64_t> lengths,
                                                 absl::Span<const double> costs, int64_t num_ranks,
-                                                int64_t cap) {
+                                                int64_t cap, int64_t rank_tokens) {
   const size_t n = lengths.size();
+  double filler_cost = 0;
+  if (rank_tokens > 0) {
+    absl::StatusOr<double> one = model.DocumentCost(1);
+    if (!one.ok()) return one.status();
+    filler_cost = *one;
+  }
   BalancedCut out;
   std::vector<int64_t>& k = out.pieces;
   k.resize(n);
@@ -84,7 +95,7 @@ absl::StatusOr<BalancedCut> BalancedPieceCounts(const cost::CostModel& model,
     double total = 0;
     for (double c : cost) total += c;
     const double share = total / static_cast<double>(num_ranks);
-    absl::StatusOr<int64_t> longest = LongestWithin(model, share, cap);
+    absl::StatusOr<int64_t> longest = LongestWithin(model, share, cap, rank_tokens, filler_cost);
     if (!longest.ok()) return longest.status();
     out.longest = *longest;
     bool changed = false;

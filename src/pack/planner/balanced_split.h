@@ -81,10 +81,15 @@ struct BalancedCut {
   // pieces; the others keep the cut at the cap (or stay whole).
   int64_t longest = 0;
 };
+// rank_tokens: the tokens a rank carries when the step is (nearly) full
+// (the step planner passes total - (R - 1) x M x cap, or the average
+// total / R in a step at least 98% full; 0 otherwise): a piece of l tokens
+// then brings at least (rank_tokens - l) x cost(1) of other tokens to its
+// rank, and the piece is chosen so that both fit the share.
 absl::StatusOr<BalancedCut> BalancedPieceCounts(const cost::CostModel& model,
                                                 absl::Span<const int64_t> lengths,
                                                 absl::Span<const double> costs, int64_t num_ranks,
-                                                int64_t cap);
+                                                int64_t cap, int64_t rank_tokens = 0);
 
 // The bound above for `groups` groups (ranks, or ranks x microbatches for
 // the per-microbatch bound): lengths[d] cut into at most pieces[d] pieces

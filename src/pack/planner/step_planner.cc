@@ -185,7 +185,8 @@ absl::Status SplitIntoRoom(Items& items, absl::Span<const double> costs, int64_t
 // the fewest near-equal pieces of at most cap tokens.
 absl::StatusOr<BalancedCut> BalancedCounts(const cost::CostModel& model,
                                            absl::Span<const int64_t> lengths,
-                                           absl::Span<const int64_t> kept, int64_t r, int64_t cap) {
+                                           absl::Span<const int64_t> kept, int64_t r, int64_t cap,
+                                           int64_t rank_tokens) {
   std::vector<int64_t> kept_lengths(kept.size());
   for (size_t k = 0; k < kept.size(); ++k) kept_lengths[k] = lengths[kept[k]];
   std::vector<double> kept_costs(kept.size());
@@ -200,7 +201,8 @@ absl::StatusOr<BalancedCut> BalancedCounts(const cost::CostModel& model,
     kept_costs[k] = *c;
   }
   if (absl::Status s = util::CheckCosts("document cost", kept_costs); !s.ok()) return s;
-  absl::StatusOr<BalancedCut> cut = BalancedPieceCounts(model, kept_lengths, kept_costs, r, cap);
+  absl::StatusOr<BalancedCut> cut =
+      BalancedPieceCounts(model, kept_lengths, kept_costs, r, cap, rank_tokens);
   if (!cut.ok()) return cut.status();
   BalancedCut out;
   out.longest = cut->longest;
@@ -461,7 +463,17 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   BalancedCut balanced;
   bool heavy = false, divisible = false;
   if (o.overflow == Overflow::kSplit && !kept.empty()) {
-    absl::StatusOr<BalancedCut> counts = BalancedCounts(model, lengths, kept, r, cap);
+    // With M fixed, the tokens a rank carries: at least what is left when
+    // the others are full; in a step at least 98% full, the average (the
+    // sampled steps of a pipeline stop short of full by one document, and
+    // their ranks still end up nearly full).
+    int64_t rank_tokens = 0;
+    if (fixed_m > 0) {
+      const int64_t slots = r * fixed_m * cap;  // validated to fit int64
+      rank_tokens = std::max<int64_t>(0, total - (slots - fixed_m * cap));
+      if (total >= slots / 50 * 49) rank_tokens = std::max(rank_tokens, total / r);
+    }
+    absl::StatusOr<BalancedCut> counts = BalancedCounts(model, lengths, kept, r, cap, rank_tokens);
     if (!counts.ok()) return counts.status();
     balanced = std::move(*counts);
     for (int64_t i : kept) {

@@ -181,3 +181,50 @@ TEST(StreamingStepPlannerTest, BadInput) {
 
 }  // namespace
 }  // namespace flopspack::pack
+
+namespace flopspack::pack {
+namespace {
+
+// Issue 13: the streaming planner plans each step with PlanStep, so it
+// splits for balance too: one microbatch per rank, the cap 25% over the
+// sequence length, a document of 12 caps in the stream.
+TEST(StreamingStepPlannerTest, SplitsForBalanceLikePlanStep) {
+  StepOptions step;
+  step.num_ranks = 16;
+  step.microbatches_per_rank = 1;
+  step.max_tokens_per_microbatch = 320;  // 256 x 1.25
+  StepPlannerOptions stream;
+  stream.tokens_per_step = 16 * 256;
+  auto model = Quadratic();
+  auto planner = StreamingStepPlanner::Create(step, stream, model);
+  ASSERT_TRUE(planner.ok()) << planner.status();
+  util::Rng rng(13);
+  std::vector<int64_t> lengths{12 * 320};
+  while (lengths.size() < 200) lengths.push_back(1 + static_cast<int64_t>(rng.Below(256)));
+  ASSERT_TRUE((*planner)->Push(lengths).ok());
+  absl::StatusOr<Plan> plan = (*planner)->Next();
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // The long document is the first one taken: more pieces than the cap asks.
+  int pieces = 0;
+  std::map<int64_t, int64_t> tokens_of;
+  for (size_t g = 0; g < plan->group_count(); ++g) {
+    for (size_t k = 0; k < plan->group_items(g).size(); ++k) {
+      pieces += plan->group_items(g)[k] == 0 ? 1 : 0;
+      tokens_of[plan->group_items(g)[k]] += plan->group_tokens(g)[k];
+    }
+  }
+  EXPECT_GT(pieces, 12);
+  EXPECT_EQ(tokens_of[0], 12 * 320);
+  // Balanced at least as well as the token-balanced planner on that step.
+  std::vector<int64_t> taken;
+  for (const auto& [id, tokens] : tokens_of) taken.push_back(lengths[id]);
+  StepOptions tokens = step;
+  tokens.algorithm = StepAlgorithm::kTokens;
+  absl::StatusOr<Plan> baseline = PlanStep(tokens, *model, taken);
+  ASSERT_TRUE(baseline.ok()) << baseline.status();
+  EXPECT_GE(plan->metrics().rank_balance_efficiency, baseline->metrics().rank_balance_efficiency);
+  EXPECT_GE(plan->metrics().rank_balance_efficiency, 0.99);
+}
+
+}  // namespace
+}  // namespace flopspack::pack
