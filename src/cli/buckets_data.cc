@@ -116,7 +116,7 @@ uint64_t FitSampleToStep(Context& context, const BucketSettings& settings,
   const uint64_t n = context.lengths.values.size();
   uint64_t size = std::max<uint64_t>(2 * n, 2 * settings.num_ranks * settings.accumulation);
   std::vector<int64_t> pool;
-  for (int i = 0; i < 24; ++i, size *= 2) {
+  for (int i = 0; i < 8; ++i, size *= 2) {
     pool = DrawWithReplacement(context.lengths.values, size, settings.seed ^ 0x9E3779B97F4A7C15ULL);
     if (Fits(context, pool, settings, all)) break;
   }
