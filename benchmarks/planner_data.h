@@ -44,6 +44,35 @@ inline std::vector<int64_t> LongTailBatch(int64_t num_ranks, int64_t microbatche
   return lengths;
 }
 
+// The heavy-tail step of issue 13: exactly num_ranks x microbatches x
+// capacity tokens (the batch a pipeline sized by the sequence length
+// `capacity` draws), the planner's cap being capacity x slack. Lengths are
+// lognormal (median `median` tokens, sigma 1) with 2% drawn from a Pareto
+// tail (alpha 1) from `capacity` up to 1,000 x the cap, plus one document of
+// a million tokens (at most half the step); the last document is trimmed so
+// the step is exact.
+inline std::vector<int64_t> HeavyTailStep(int64_t num_ranks, int64_t microbatches, int64_t capacity,
+                                          int64_t cap, double median, uint64_t seed) {
+  util::Rng rng(seed);
+  const int64_t target = num_ranks * microbatches * capacity;
+  std::vector<int64_t> lengths{std::min<int64_t>(1000000, target / 2)};
+  int64_t total = lengths[0];
+  while (total < target) {
+    double x;
+    if (rng.Uniform() < 0.02) {
+      x = static_cast<double>(capacity) / (1 - rng.Uniform());
+    } else {
+      const double u1 = 1 - rng.Uniform(), u2 = rng.Uniform();
+      x = median * std::exp(std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+    }
+    int64_t l = static_cast<int64_t>(std::min(x, 1000.0 * static_cast<double>(cap)));
+    l = std::min(std::max<int64_t>(1, l), target - total);
+    lengths.push_back(l);
+    total += l;
+  }
+  return lengths;
+}
+
 inline std::unique_ptr<cost::TransformerModel> SevenB() {
   cost::TransformerShape s;
   s.num_layers = 32;

@@ -6,6 +6,12 @@
 // two processes (or machines) must print the same one.
 //   build/benchmarks/planner_quality            # the whole table
 //   build/benchmarks/planner_quality 64 1024    # only these rank counts
+// With `split` first, the issue-13 table instead: documents far past the
+// cap under overflow split, R x M x memory slack (cap / capacity), the
+// default planner against random dealing and the token-balanced planner on
+// the same step (planner_data.h, HeavyTailStep), on a heavy-tail dataset
+// (median 1,500 tokens) and a long-document one (median 4 x capacity):
+//   build/benchmarks/planner_quality split 8 64 1024
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,9 +71,83 @@ uint64_t Fingerprint(const Plan& plan) {
 
 }  // namespace
 
+// One plan under split; its rank balance, gap and split documents.
+struct SplitRow {
+  double balance = 0, gap = 0, ms = 0;
+  uint64_t split = 0;
+  int planned_by = 0;
+  bool ok = false;
+};
+
+SplitRow PlanSplit(const flopspack::cost::CostModel& model, const std::vector<int64_t>& lengths,
+                   int64_t ranks, int64_t microbatches, int64_t cap, StepAlgorithm algorithm) {
+  StepOptions o;
+  o.num_ranks = ranks;
+  o.microbatches_per_rank = microbatches;
+  o.max_tokens_per_microbatch = cap;
+  o.algorithm = algorithm;
+  o.overflow = Overflow::kSplit;
+  flopspack::pack::StepStats stats;
+  const double start = CpuSeconds();
+  absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, model, lengths, {}, &stats);
+  SplitRow row;
+  row.ms = 1e3 * (CpuSeconds() - start);
+  if (!plan.ok()) return row;
+  row.ok = true;
+  row.balance = plan->metrics().rank_balance_efficiency;
+  row.gap = plan->metrics().rank_gap_to_lower_bound;
+  row.split = plan->metrics().split_items;
+  row.planned_by = static_cast<int>(stats.planned_by);
+  return row;
+}
+
+int SplitTable(const std::vector<int64_t>& rank_counts) {
+  const auto model = flopspack::bench::SevenB();
+  constexpr int64_t kCapacity = 8192;
+  const char* by[] = {"documents", "cut to share", "tokens"};
+  std::printf(
+      "| data | R | M | slack | random at capacity | random at cap | tokens | planner | planner "
+      "gap | planned by | split docs | docs | planner ms |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const double median : {1500.0, 4.0 * kCapacity}) {
+    for (int64_t ranks : rank_counts) {
+      for (int64_t microbatches : {1, 2, 4, 8}) {
+        for (double slack : {1.0, 1.25, 1.5}) {
+          const int64_t cap = static_cast<int64_t>(slack * kCapacity);
+          const std::vector<int64_t> lengths = flopspack::bench::HeavyTailStep(
+              ranks, microbatches, kCapacity, cap, median, static_cast<uint64_t>(ranks));
+          const SplitRow dealt =
+              PlanSplit(*model, lengths, ranks, microbatches, kCapacity, StepAlgorithm::kRandom);
+          const SplitRow random =
+              PlanSplit(*model, lengths, ranks, microbatches, cap, StepAlgorithm::kRandom);
+          const SplitRow tokens =
+              PlanSplit(*model, lengths, ranks, microbatches, cap, StepAlgorithm::kTokens);
+          const SplitRow planner =
+              PlanSplit(*model, lengths, ranks, microbatches, cap, StepAlgorithm::kDocuments);
+          std::printf(
+              "| %s | %lld | %lld | %.2f | %.2f%% | %.2f%% | %.2f%% | **%.2f%%** | %.2f%% | %s | "
+              "%llu | %zu | %.0f |\n",
+              median < kCapacity ? "heavy tail" : "long documents", static_cast<long long>(ranks),
+              static_cast<long long>(microbatches), slack, 100 * dealt.balance,
+              100 * random.balance, 100 * tokens.balance, 100 * planner.balance, 100 * planner.gap,
+              planner.ok ? by[planner.planned_by] : "error",
+              static_cast<unsigned long long>(planner.split), lengths.size(), planner.ms);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<int64_t> rank_counts;
-  for (int i = 1; i < argc; ++i) rank_counts.push_back(std::atoll(argv[i]));
+  const bool split = argc > 1 && std::strcmp(argv[1], "split") == 0;
+  for (int i = split ? 2 : 1; i < argc; ++i) rank_counts.push_back(std::atoll(argv[i]));
+  if (split) {
+    if (rank_counts.empty()) rank_counts = {8, 64, 1024};
+    return SplitTable(rank_counts);
+  }
   if (rank_counts.empty()) rank_counts = {64, 1024, 8192};
   const auto model = flopspack::bench::SevenB();
   std::printf(

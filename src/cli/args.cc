@@ -35,6 +35,34 @@ void Set(absl::CommandLineFlag* flag, const std::string& value, Invocation& invo
   invocation.given.insert(std::string(flag->Name()));
 }
 
+// Defaults that differ by command: what --help says is what the command
+// does when the flag is not given (tested per command).
+struct CommandDefault {
+  const char* command;
+  const char* flag;
+  const char* text;
+};
+constexpr CommandDefault kCommandDefaults[] = {
+    {"simulate", "ranks", "1024; a comma-separated list sweeps"},
+    {"simulate", "max_tokens", "0 = --capacity, no slack"},
+    {"buckets", "ranks", "8"},
+    {"plan", "ranks", "8"},
+    {"plan", "microbatches", "the fewest that hold the batch"},
+    {"plan", "capacity", "8192; the memory cap of one microbatch"},
+    {"report", "ranks", "64,128,256,512,1024,2048,4096,8192, plus --decide-at"},
+    {"report", "microbatches", "4"},
+    {"report", "capacity", "16384"},
+    {"report", "max_tokens", "--capacity: every policy the same memory"},
+    {"balance", "max_tokens", "0 = no cap"},
+};
+
+const char* CommandDefault(const Command& command, const std::string& flag) {
+  for (const auto& d : kCommandDefaults) {
+    if (command.name == std::string(d.command) && flag == d.flag) return d.text;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Invocation ParseArgs(const Command& command, const std::vector<std::string>& args) {
@@ -125,7 +153,9 @@ std::string CommandHelp(const Command& command) {
     // Defaults the help already explains (sentinels such as "0 = from the
     // preset") are not repeated.
     const bool explained = absl::StrContains(help, "default") || absl::StrContains(help, "preset");
-    if (flag->IsOfType<bool>()) {
+    if (const char* text = CommandDefault(command, name)) {
+      help += absl::StrCat(" (default: ", text, ")");
+    } else if (flag->IsOfType<bool>()) {
       if (def == "true")
         help += absl::StrCat(" (on by default; --no", Dashed(name), " turns it off)");
     } else if (!def.empty() && !explained) {

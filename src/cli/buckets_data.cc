@@ -7,6 +7,7 @@
 #include "flags.h"
 #include "output.h"
 #include "plan_output.h"
+#include "resample.h"
 #include "simulate_ranks.h"
 #include "status.h"
 
@@ -58,7 +59,10 @@ std::string BudgetSummary(const BucketSettings& s) {
                               : absl::StrFormat("%s padded tokens", Cell(s.max_padded_tokens));
 }
 
-BucketSamplerPtr MakeBucketSampler(const Context& context, const BucketSettings& s) {
+namespace {
+
+flopspack_status CreateSampler(const Context& context, const std::vector<int64_t>& lengths,
+                               const BucketSettings& s, flopspack_bucket_sampler** sampler) {
   flopspack_bucket_sampler_options options;
   flopspack_bucket_sampler_options_init(&options);
   options.num_buckets = s.num_buckets;
@@ -73,11 +77,70 @@ BucketSamplerPtr MakeBucketSampler(const Context& context, const BucketSettings&
   options.accumulation_steps = s.accumulation;
   options.drop_last = s.drop_last ? 1 : 0;
   options.seed = s.seed;
+  return flopspack_bucket_sampler_create(&options, context.model.get(), lengths.data(),
+                                         lengths.size(), sampler);
+}
+
+bool Fits(const Context& context, const std::vector<int64_t>& lengths, const BucketSettings& s,
+          const std::vector<uint32_t>& counts) {
+  for (uint32_t k : counts) {
+    BucketSettings with = s;
+    with.num_buckets = k;
+    flopspack_bucket_sampler* sampler = nullptr;
+    const flopspack_status status = CreateSampler(context, lengths, with, &sampler);
+    flopspack_bucket_sampler_destroy(sampler);
+    if (status != FLOPSPACK_OK) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t FitSampleToStep(Context& context, const BucketSettings& settings,
+                         const std::vector<uint32_t>& counts, bool resample) {
+  std::vector<uint32_t> all = counts;
+  all.push_back(settings.num_buckets);
+  // One rank and one batch per step always has samples enough: a failure
+  // there is the data against the budget, reported as it is.
+  BucketSettings one = settings;
+  one.num_ranks = 1;
+  one.accumulation = 1;
+  for (uint32_t k : all) {
+    one.num_buckets = k;
+    flopspack_bucket_sampler* sampler = nullptr;
+    const flopspack_status status = CreateSampler(context, context.lengths.values, one, &sampler);
+    flopspack_bucket_sampler_destroy(sampler);
+    CheckInput(context, status, absl::StrFormat("bucket sampler (%d buckets)", k));
+  }
+  if (Fits(context, context.lengths.values, settings, all)) return 0;
+  const uint64_t n = context.lengths.values.size();
+  uint64_t size = std::max<uint64_t>(2 * n, 2 * settings.num_ranks * settings.accumulation);
+  std::vector<int64_t> pool;
+  for (int i = 0; i < 24; ++i, size *= 2) {
+    pool = DrawWithReplacement(context.lengths.values, size, settings.seed ^ 0x9E3779B97F4A7C15ULL);
+    if (Fits(context, pool, settings, all)) break;
+  }
+  if (!resample) {
+    throw InputError(absl::StrFormat(
+        "--ranks=%d x --microbatches=%d: the file's %s samples cannot fill one step of %s "
+        "batches without repeating samples; a step needs about %s documents (give a larger "
+        "sample, fewer ranks or microbatches, or drop --noresample to draw them with replacement "
+        "from the file)",
+        settings.num_ranks, settings.accumulation, Cell(static_cast<int64_t>(n)),
+        Cell(static_cast<int64_t>(settings.num_ranks * settings.accumulation)),
+        Cell(static_cast<int64_t>(size))));
+  }
+  context.lengths.values = std::move(pool);
+  context.lengths.lines.clear();
+  context.tokens = 0;
+  for (int64_t l : context.lengths.values) context.tokens += l;
+  return size;
+}
+
+BucketSamplerPtr MakeBucketSampler(const Context& context, const BucketSettings& s) {
   flopspack_bucket_sampler* sampler = nullptr;
-  Check(
-      flopspack_bucket_sampler_create(&options, context.model.get(), context.lengths.values.data(),
-                                      context.lengths.values.size(), &sampler),
-      absl::StrFormat("bucket sampler (%d buckets)", s.num_buckets));
+  CheckInput(context, CreateSampler(context, context.lengths.values, s, &sampler),
+             absl::StrFormat("bucket sampler (%d buckets)", s.num_buckets));
   return BucketSamplerPtr(sampler);
 }
 

@@ -35,6 +35,16 @@ BucketSettings BucketSettingsFromFlags(const Invocation& invocation);
 Json BucketSettingsJson(const BucketSettings& settings);
 std::string BudgetSummary(const BucketSettings& settings);
 
+// A sample is enough (resample.h): when the file holds too few samples for
+// one step of settings.num_ranks x settings.accumulation batches at every
+// bucket count in `counts`, replaces context's lengths by a pool drawn with
+// replacement from them (resample) or fails with how many documents a step
+// needs (exit 1). Returns the pool's size, 0 when the file is used as is.
+// Budget errors (a sample over the budget) are reported with the file's line
+// first, before any resampling.
+uint64_t FitSampleToStep(Context& context, const BucketSettings& settings,
+                         const std::vector<uint32_t>& counts, bool resample);
+
 BucketSamplerPtr MakeBucketSampler(const Context& context, const BucketSettings& settings);
 PlanPtr BucketEpoch(const flopspack_bucket_sampler* sampler, uint64_t epoch);
 uint64_t StepsPerEpoch(const flopspack_bucket_sampler* sampler);

@@ -47,7 +47,10 @@ void Run(const Invocation& invocation) {
   const std::vector<uint32_t> tradeoff = ParseCounts(absl::GetFlag(FLAGS_tradeoff));
   const uint64_t epoch = absl::GetFlag(FLAGS_epoch);
   const bool show_plan = absl::GetFlag(FLAGS_plan);
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+  Context context = LoadContext(invocation, invocation.positional[0]);
+  const Json input_json = InputJson(context);
+  const std::string header = TableHeader(context);
+  const uint64_t pool = FitSampleToStep(context, settings, tradeoff, absl::GetFlag(FLAGS_resample));
 
   const BucketSamplerPtr sampler = MakeBucketSampler(context, settings);
   PlanPtr plan = BucketEpoch(sampler.get(), epoch);
@@ -83,10 +86,12 @@ void Run(const Invocation& invocation) {
 
   if (format == Format::kJson) {
     Json out = Envelope("buckets");
-    out.Set("input", InputJson(context));
+    out.Set("input", input_json);
     out.Set("model", ModelJson(context.spec));
     Json options = BucketSettingsJson(settings);
     options.Set("epoch", epoch);
+    options.Set("resample", absl::GetFlag(FLAGS_resample));
+    options.Set("pool_documents", pool);
     out.Set("options", std::move(options));
     Json buckets = Json::Array();
     for (const BucketRow& r : rows) {
@@ -113,7 +118,14 @@ void Run(const Invocation& invocation) {
     }
     return;
   }
-  std::string text = TableHeader(context);
+  std::string text = header;
+  if (pool > 0) {
+    text += absl::StrFormat(
+        "resampled: the file cannot fill one step of %d x %d batches without repeating samples; "
+        "these figures come from %s documents drawn with replacement from it (--noresample "
+        "refuses)\n\n",
+        settings.num_ranks, settings.accumulation, Cell(static_cast<int64_t>(pool)));
+  }
   text += absl::StrFormat(
       "bucket sampler: %d buckets, %s per batch, %d ranks x %d batches per step, seed %d; "
       "epoch %d\n\n",
@@ -140,7 +152,7 @@ Command BucketsCommand() {
           "padding efficiency against step diversity for several bucket counts; 1 bucket is a\n"
           "plain random shuffle. --plan prints the batches (--csv: group,rank,slot,item,tokens).",
           Concat({{"buckets", "max_padded_tokens", "max_batch_cost", "ranks", "microbatches",
-                   "drop_last", "seed", "epoch", "tradeoff", "plan"},
+                   "drop_last", "seed", "epoch", "tradeoff", "plan", "resample"},
                   InputFlags(),
                   ModelFlags(),
                   OutputFlags()}),

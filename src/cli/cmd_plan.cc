@@ -22,6 +22,7 @@ namespace flopspack::cli {
 namespace {
 
 StepSettings SettingsFromFlags(const Invocation& invocation) {
+  NameField("max_tokens_per_microbatch", "--capacity");
   StepSettings s;
   const uint64_t ranks = SingleRankCount(invocation, 8);
   if (ranks > UINT32_MAX) throw UsageError("--ranks: at most 4294967295 ranks");

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "buckets_data.h"
 #include "commands.h"
 #include "context.h"
@@ -21,6 +24,7 @@
 #include "plan_output.h"
 #include "progress.h"
 #include "renderer.h"
+#include "resample.h"
 #include "simulate_data.h"
 #include "simulate_ranks.h"
 #include "stats_data.h"
@@ -29,12 +33,14 @@
 
 ABSL_FLAG(std::string, out, "", "directory for index.html, the figures and report.json");
 ABSL_FLAG(uint64_t, report_steps, 30, "optimizer steps simulated per point of the rank sweep");
+ABSL_FLAG(std::string, decide_at, "1024,8192",
+          "GPU counts the recommendation answers for (added to the sweep)");
+ABSL_FLAG(double, min_gain, 0.5,
+          "percent: a policy gaining less than this over random dealing is not worth a change");
 
 namespace flopspack::cli {
 namespace {
 
-constexpr uint32_t kStepRanks = 64;
-constexpr uint32_t kStepMicrobatches = 4;
 constexpr int64_t kReportCapacity = 16384;
 const std::vector<uint64_t> kSweepRanks = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
 
@@ -58,68 +64,191 @@ void WriteFile(const std::string& path, const std::string& text) {
   }
 }
 
-// The policy with the highest throughput at the largest rank count, and its
-// gain over random dealing (what most pipelines do).
-struct Choice {
-  size_t best = 0, baseline = 0;
-  double gain = 0;
+std::string Gpus(uint64_t ranks) { return Cell(static_cast<int64_t>(ranks)); }
+
+// The recommendation: the throughput each policy loses at the GPU counts of
+// interest (--decide-at), whether the best one's gain over random dealing
+// (what most pipelines do) is worth a change (--min-gain), the assumptions,
+// and the setting to use.
+struct Decision {
+  size_t baseline = 0, best = 0;
+  uint64_t at = 0;  // the GPU count the decision is made at (the largest of interest)
+  double gain = 0;  // best / baseline - 1 at `at`
+  bool change = false;
+  std::string text, details, setting, python;
+  std::string headline, scale, assumed;  // the text's parts, for the page
 };
 
-Choice Choose(const std::vector<SimPolicy>& policies, const std::vector<SweepResult>& sweeps) {
-  Choice c;
+double At(const SweepResult& sweep, const std::vector<uint64_t>& ranks, uint64_t count) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == count) return sweep.relative_throughput[i];
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+std::string Loss(double throughput) {
+  return std::isnan(throughput) ? std::string("n/a") : Percent(1 - throughput, 1);
+}
+
+Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepResult>& sweeps,
+                const std::vector<uint64_t>& ranks, const std::vector<uint64_t>& decide_at,
+                double min_gain, const SimSettings& sim) {
+  Decision d;
   for (size_t p = 0; p < policies.size(); ++p) {
-    if (std::string(policies[p].name) == "random") c.baseline = p;
-    if (sweeps[p].relative_throughput.back() > sweeps[c.best].relative_throughput.back()) {
-      c.best = p;
+    if (std::string(policies[p].name) == "random") d.baseline = p;
+  }
+  d.at = decide_at.back();
+  d.best = d.baseline;
+  for (size_t p = 0; p < policies.size(); ++p) {
+    const double v = At(sweeps[p], ranks, d.at);
+    if (!std::isnan(v) &&
+        (std::isnan(At(sweeps[d.best], ranks, d.at)) || v > At(sweeps[d.best], ranks, d.at))) {
+      d.best = p;
     }
   }
-  c.gain =
-      sweeps[c.best].relative_throughput.back() / sweeps[c.baseline].relative_throughput.back() - 1;
-  return c;
-}
+  const double base = At(sweeps[d.baseline], ranks, d.at);
+  d.gain = At(sweeps[d.best], ranks, d.at) / base - 1;
+  if (std::isnan(d.gain)) d.gain = 0;
+  d.change = d.best != d.baseline && d.gain >= min_gain;
 
-std::string RecommendationText(const std::vector<SimPolicy>& policies,
-                               const std::vector<SweepResult>& sweeps,
-                               const std::vector<uint64_t>& ranks) {
-  const Choice c = Choose(policies, sweeps);
-  const uint64_t at = ranks.back();
-  std::string text = absl::StrFormat(
-      "use %s: at %s GPUs it keeps %s of the ideal throughput, against %s with %s",
-      policies[c.best].label, Cell(static_cast<int64_t>(at)),
-      Percent(sweeps[c.best].relative_throughput.back(), 1),
-      Percent(sweeps[c.baseline].relative_throughput.back(), 1), policies[c.baseline].label);
-  if (c.best != c.baseline) {
-    absl::StrAppend(
-        &text,
-        absl::StrFormat(": %s more throughput, the work of about %s GPUs", Percent(c.gain, 1),
-                        Cell(static_cast<int64_t>(double(at) * c.gain / (1 + c.gain) + 0.5))));
+  // 1. The throughput lost at each GPU count of interest, per policy.
+  std::string losses;
+  for (uint64_t count : decide_at) {
+    std::vector<std::string> parts;
+    for (size_t p = 0; p < policies.size(); ++p) {
+      parts.push_back(
+          absl::StrFormat("%s %s", policies[p].label, Loss(At(sweeps[p], ranks, count))));
+    }
+    absl::StrAppend(&losses, absl::StrFormat("At %s GPUs the throughput lost is: %s. ", Gpus(count),
+                                             absl::StrJoin(parts, ", ")));
   }
-  return text + ".";
+  // 2. How the loss changes between the smallest and the largest count.
+  std::string scale;
+  if (decide_at.size() > 1) {
+    const double a = At(sweeps[d.baseline], ranks, decide_at.front());
+    const double b = At(sweeps[d.baseline], ranks, decide_at.back());
+    if (!std::isnan(a) && !std::isnan(b)) {
+      const double delta = (1 - b) - (1 - a);
+      scale = std::abs(delta) < min_gain
+                  ? absl::StrFormat(
+                        "%s loses about the same at %s and at %s GPUs (%s and %s): the tail costs "
+                        "no more at the larger scale. ",
+                        policies[d.baseline].label, Gpus(decide_at.front()), Gpus(decide_at.back()),
+                        Loss(a), Loss(b))
+                  : absl::StrFormat("%s loses %s at %s GPUs and %s at %s: %s %s points. ",
+                                    policies[d.baseline].label, Loss(a), Gpus(decide_at.front()),
+                                    Loss(b), Gpus(decide_at.back()),
+                                    delta > 0 ? "the loss grows by" : "the loss shrinks by",
+                                    absl::StrFormat("%.1f", 100 * std::abs(delta)));
+    }
+  }
+  // 3. The decision.
+  std::string decision;
+  if (d.change) {
+    decision = absl::StrFormat(
+        "Use %s: %s more throughput than %s at %s GPUs, the work of about %s GPUs. ",
+        policies[d.best].label, Percent(d.gain, 1), policies[d.baseline].label, Gpus(d.at),
+        Gpus(static_cast<uint64_t>(double(d.at) * d.gain / (1 + d.gain) + 0.5)));
+  } else {
+    decision = absl::StrFormat(
+        "No change needed: no policy gains %s or more (--min-gain) over %s at %s GPUs%s. ",
+        Percent(min_gain, 1), policies[d.baseline].label, Gpus(d.at),
+        d.best != d.baseline ? absl::StrFormat(" (the best, %s, gains %s)", policies[d.best].label,
+                                               Percent(d.gain, 1))
+                             : "");
+  }
+  // 4. The assumptions.
+  const int64_t cap = sim.tokens_per_microbatch;
+  const int64_t max = sim.max_tokens_per_microbatch;
+  std::string memory =
+      max == cap || max == 0
+          ? absl::StrFormat(
+                "every policy gets the same memory, %s tokens per microbatch (no "
+                "slack; --max-tokens gives the planner more)",
+                Cell(cap))
+          : absl::StrFormat(
+                "the planner may fill a microbatch up to %s tokens (--max-tokens: %.2fx memory "
+                "slack) while the other policies get %s",
+                Cell(max), double(max) / double(cap), Cell(cap));
+  const std::string assumed = absl::StrFormat(
+      "Assumed: each GPU runs %d microbatches of %s tokens per optimizer step and waits for the "
+      "slowest GPU at the step's gradient synchronisation (one all-reduce per step); %s. ",
+      sim.microbatches, Cell(cap), memory);
+  // 5. The setting.
+  const std::string name = policies[d.change ? d.best : d.baseline].name;
+  const int64_t memory_cap = max == 0 ? cap : max;
+  if (!d.change) {
+    d.setting = "keep the current pipeline";
+    d.python = "";
+  } else if (name == "planner" || name == "token-balanced") {
+    const char* algorithm = name == "planner" ? "documents" : "tokens";
+    d.setting = absl::StrFormat(
+        "flopspack plan BATCH --ranks %d --microbatches %d --capacity %d --algorithm %s", d.at,
+        sim.microbatches, memory_cap, algorithm);
+    d.python = absl::StrFormat(
+        "flopspack.plan_step(lengths, model, num_ranks=%d, microbatches_per_rank=%d, "
+        "max_tokens_per_microbatch=%d, algorithm=flopspack.StepAlgorithm.%s)",
+        d.at, sim.microbatches, memory_cap, name == "planner" ? "DOCUMENTS" : "TOKENS");
+  } else if (name == "buckets") {
+    d.setting = absl::StrFormat(
+        "flopspack buckets LENGTHS --max-padded-tokens %d --ranks %d --microbatches %d", cap, d.at,
+        sim.microbatches);
+    d.python = absl::StrFormat(
+        "flopspack.BucketSampler(lengths, max_padded_tokens=%d, num_ranks=%d, "
+        "accumulation_steps=%d)",
+        cap, d.at, sim.microbatches);
+  } else {
+    d.setting = "keep the current pipeline";
+  }
+  if (!scale.empty())
+    scale[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(scale[0])));
+  d.headline = decision;
+  d.scale = scale;
+  d.assumed = assumed;
+  d.text = decision + losses + scale + assumed + "Setting: " + d.setting +
+           (d.python.empty() ? "" : "; in Python: " + d.python) + ".";
+  d.details = absl::StrFormat(
+      "Each figure comes from the straggler emulator on this dataset with this cost model (the "
+      "sweep below). The throughput lost is 1 - the throughput relative to a perfectly "
+      "balanced, unpadded run. The decision compares the best policy with random dealing at "
+      "the largest GPU count of interest (--decide-at); below --min-gain = %s the change is not "
+      "worth making. The GPU figure is the share of the cluster the gain frees: GPUs x gain / "
+      "(1 + gain).",
+      Percent(min_gain, 1));
+  return d;
 }
 
-Json Recommend(const std::vector<SimPolicy>& policies, const std::vector<SweepResult>& sweeps,
-               const std::vector<uint64_t>& ranks) {
-  const Choice c = Choose(policies, sweeps);
+Json DecisionJson(const Decision& d, const std::vector<SimPolicy>& policies,
+                  const std::vector<SweepResult>& sweeps, const std::vector<uint64_t>& ranks,
+                  const std::vector<uint64_t>& decide_at, double min_gain) {
   Json out = Json::Object();
-  out.Set("policy", policies[c.best].name);
-  out.Set("label", policies[c.best].label);
-  out.Set("ranks", ranks.back());
-  out.Set("relative_throughput", sweeps[c.best].relative_throughput.back());
-  out.Set("baseline", policies[c.baseline].name);
-  out.Set("baseline_relative_throughput", sweeps[c.baseline].relative_throughput.back());
-  out.Set("expected_gain", c.gain);
-  std::string text = RecommendationText(policies, sweeps, ranks);
-  text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
-  out.Set("text", text);
-  out.Set(
-      "details",
-      absl::StrFormat(
-          "The recommended policy has the highest simulated throughput at the largest rank count "
-          "of the sweep (%s GPUs); the gain is its throughput over random dealing's, minus one, "
-          "and the GPU figure is the share of the cluster that gain frees: ranks x gain / (1 + "
-          "gain). Each figure comes from the straggler emulator on this dataset with this cost "
-          "model; see the sweep table for every scale.",
-          Cell(static_cast<int64_t>(ranks.back()))));
+  out.Set("policy", policies[d.change ? d.best : d.baseline].name);
+  out.Set("label", policies[d.change ? d.best : d.baseline].label);
+  out.Set("ranks", d.at);
+  out.Set("relative_throughput", At(sweeps[d.best], ranks, d.at));
+  out.Set("baseline", policies[d.baseline].name);
+  out.Set("baseline_relative_throughput", At(sweeps[d.baseline], ranks, d.at));
+  out.Set("expected_gain", d.gain);
+  out.Set("change_needed", d.change);
+  out.Set("min_gain", min_gain);
+  out.Set("decide_at", Json::ArrayOf(decide_at));
+  Json losses = Json::Array();
+  for (size_t p = 0; p < policies.size(); ++p) {
+    Json j = Json::Object();
+    j.Set("policy", policies[p].name);
+    std::vector<double> lost;
+    for (uint64_t count : decide_at) lost.push_back(1 - At(sweeps[p], ranks, count));
+    j.Set("throughput_lost", Json::ArrayOf(lost));
+    losses.Push(std::move(j));
+  }
+  out.Set("losses", std::move(losses));
+  out.Set("setting", d.setting);
+  out.Set("python", d.python);
+  out.Set("text", d.text);
+  out.Set("headline", d.headline);
+  out.Set("scale", d.scale);
+  out.Set("assumed", d.assumed);
+  out.Set("details", d.details);
   return out;
 }
 
@@ -127,33 +256,57 @@ void Run(const Invocation& invocation) {
   std::string dir = absl::GetFlag(FLAGS_out);
   if (dir.empty()) throw UsageError("--out=DIR is required: where to write the report");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  const Context context = LoadContext(invocation, invocation.positional[0]);
-  MakeDirectories(dir);
+  const std::vector<uint64_t> decide_at = [&] {
+    std::vector<uint64_t> v = ParseRankList("--decide-at", absl::GetFlag(FLAGS_decide_at));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }();
+  const double min_gain = absl::GetFlag(FLAGS_min_gain) / 100;
+  if (!(min_gain >= 0) || min_gain >= 1) {
+    throw UsageError(
+        absl::StrFormat("--min-gain=%g: a percentage in [0, 100)", absl::GetFlag(FLAGS_min_gain)));
+  }
 
   // The training setup the report assumes (docs/cli.md, "report").
   SimSettings sim;
   sim.microbatches = invocation.Given("microbatches") ? absl::GetFlag(FLAGS_microbatches) : 4;
   sim.tokens_per_microbatch =
       invocation.Given("capacity") ? absl::GetFlag(FLAGS_capacity) : kReportCapacity;
-  sim.max_tokens_per_microbatch = invocation.Given("max_tokens")
-                                      ? absl::GetFlag(FLAGS_max_tokens)
-                                      : sim.tokens_per_microbatch + sim.tokens_per_microbatch / 4;
+  // Every policy gets the same memory unless --max-tokens grants the planner
+  // slack (the page then says so).
+  sim.max_tokens_per_microbatch =
+      invocation.Given("max_tokens") ? absl::GetFlag(FLAGS_max_tokens) : sim.tokens_per_microbatch;
   sim.steps = absl::GetFlag(FLAGS_report_steps);
   sim.seed = absl::GetFlag(FLAGS_seed);
-  if (sim.microbatches == 0 || sim.steps == 0 || sim.tokens_per_microbatch <= 0) {
-    throw UsageError("--microbatches, --report-steps and --capacity must be positive");
+  sim.resample = absl::GetFlag(FLAGS_resample);
+  if (sim.microbatches == 0) throw UsageError("--microbatches must be at least 1");
+  if (sim.steps == 0) throw UsageError("--report-steps must be at least 1");
+  if (sim.tokens_per_microbatch <= 0) {
+    throw UsageError(absl::StrFormat("--capacity=%d: must be a positive number of tokens",
+                                     sim.tokens_per_microbatch));
   }
-  const std::vector<uint64_t> ranks =
-      invocation.Given("ranks") ? RankCounts(invocation, 0) : kSweepRanks;
+  if (sim.max_tokens_per_microbatch < sim.tokens_per_microbatch) {
+    throw UsageError(absl::StrFormat("--max-tokens=%d: must be at least --capacity=%d",
+                                     sim.max_tokens_per_microbatch, sim.tokens_per_microbatch));
+  }
+  std::vector<uint64_t> ranks = invocation.Given("ranks") ? RankCounts(invocation, 0) : kSweepRanks;
+  // The counts the recommendation answers for are always in the sweep.
+  for (uint64_t c : decide_at) {
+    if (std::find(ranks.begin(), ranks.end(), c) == ranks.end()) ranks.push_back(c);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   const std::vector<SimPolicy> policies = ParsePolicies("random,token-balanced,buckets,planner");
+  const Context context = LoadContext(invocation, invocation.positional[0]);
+  MakeDirectories(dir);
+  InstallInterruptHandler();
 
   Progress progress("report", 2 + 8 + 2 + policies.size());
   Json doc = Envelope("report");
   doc.Set("input", InputJson(context));
   doc.Set("model", ModelJson(context.spec));
 
-  const int64_t longest =
-      *std::max_element(context.lengths.values.begin(), context.lengths.values.end());
   const StatsPtr stats = MakeStats(context);
   Json stats_json = Json::Object();
   DatasetStatsJson(
@@ -162,16 +315,142 @@ void Run(const Invocation& invocation) {
   doc.Set("stats", std::move(stats_json));
   progress.Advance();
 
+  // Balance and throughput versus GPUs: the straggler emulator's sweep.
+  Json sweep_policies = Json::Array();
+  std::vector<SweepResult> sweeps;
+  bool interrupted = false, any_resampled = false;
+  for (const SimPolicy& policy : policies) {
+    sweeps.push_back(Sweep(context, policy, ranks, sim, ""));
+    interrupted = interrupted || sweeps.back().interrupted;
+    for (PointState state : sweeps.back().state) {
+      any_resampled = any_resampled || state == PointState::kResampled;
+    }
+    Json j = Json::Object();
+    j.Set("policy", policy.name);
+    j.Set("label", policy.label);
+    j.Set("balance_efficiency", Json::ArrayOf(sweeps.back().sampled_efficiency));
+    j.Set("relative_throughput", Json::ArrayOf(sweeps.back().relative_throughput));
+    j.Set("predicted_efficiency", Json::ArrayOf(sweeps.back().predicted_efficiency));
+    j.Set("status", StatusJson(sweeps.back()));
+    j.Set("documents_needed", Json::ArrayOf(sweeps.back().documents_needed));
+    j.Set("pool_documents", Json::ArrayOf(sweeps.back().pool_documents));
+    sweep_policies.Push(std::move(j));
+    progress.Advance();
+  }
+  Json sweep = Json::Object();
+  sweep.Set("ranks", Json::ArrayOf(ranks));
+  sweep.Set("settings", SettingsJson(sim));
+  sweep.Set("policies", std::move(sweep_policies));
+  sweep.Set(
+      "note",
+      absl::StrFormat(
+          "flopspack_simulate_sweep: %d steps per point, each GPU %d microbatches of %s tokens "
+          "(planner cap %s tokens per microbatch), seed %d. Throughput is useful work / time "
+          "relative to a perfectly balanced run without padding, so it also charges the bucket "
+          "sampler's padding.%s",
+          sim.steps, sim.microbatches, Cell(sim.tokens_per_microbatch),
+          Cell(sim.max_tokens_per_microbatch), sim.seed,
+          any_resampled ? " Points marked * need more documents per step than the file holds: "
+                          "they ran on documents drawn with replacement from it, so a curve "
+                          "there shows the distribution, not a shortage of data."
+                        : ""));
+  doc.Set("sweep", std::move(sweep));
+
+  // One step, rank by rank, at the sweep's smallest GPU count: the first
+  // global batch of the file, each policy with the memory the sweep gives
+  // it. The balance figures in the table are the sweep's own at that count
+  // (the same numbers, not a second computation); the figure shows one step.
+  if (!interrupted) {
+    const uint64_t step_ranks = ranks.front();
+    StepSettings settings;
+    settings.num_ranks = static_cast<uint32_t>(std::min<uint64_t>(step_ranks, UINT32_MAX));
+    settings.microbatches = static_cast<uint32_t>(sim.microbatches);
+    settings.seed = sim.seed;
+    const double budget =
+        double(step_ranks) * double(sim.microbatches) * double(sim.tokens_per_microbatch);
+    std::vector<int64_t> batch;
+    int64_t tokens = 0;
+    for (int64_t length : context.lengths.values) {
+      if (!batch.empty() && double(tokens + length) > budget) break;
+      batch.push_back(length);
+      tokens += length;
+    }
+    Json step_policies = Json::Array();
+    const std::pair<const char*, const char*> kStepPolicies[] = {{"random", "random"},
+                                                                 {"documents", "planner"}};
+    for (const auto& [name, sweep_name] : kStepPolicies) {
+      const StepAlgorithm& algorithm = FindStepAlgorithm(name);
+      settings.capacity =
+          std::string(name) == "random" ? sim.tokens_per_microbatch : sim.max_tokens_per_microbatch;
+      const PlanPtr plan = PlanStep(batch, context.model.get(), algorithm, settings);
+      const struct flopspack_plan_metrics m = PlanMetrics(plan.get());
+      std::vector<double> costs;
+      for (const RankLoad& load : RankLoads(plan.get(), m.num_ranks)) costs.push_back(load.cost);
+      size_t p = 0;
+      while (p < policies.size() && std::string(policies[p].name) != sweep_name) ++p;
+      Json j = Json::Object();
+      j.Set("policy", algorithm.name);
+      j.Set("label", algorithm.label);
+      j.Set("sweep_policy", sweep_name);
+      j.Set("max_tokens_per_microbatch", settings.capacity);
+      j.Set("rank_costs", Json::ArrayOf(costs));
+      j.Set("max_over_mean", m.max_rank_cost / m.mean_rank_cost);
+      j.Set("balance_efficiency", sweeps[p].sampled_efficiency.front());
+      j.Set("relative_throughput", sweeps[p].relative_throughput.front());
+      j.Set("metrics", PlanMetricsJson(m));
+      step_policies.Push(std::move(j));
+    }
+    progress.Advance();
+    Json step = Json::Object();
+    step.Set("ranks", step_ranks);
+    step.Set("settings", StepSettingsJson(settings));
+    step.Set("documents", static_cast<uint64_t>(batch.size()));
+    step.Set("tokens", tokens);
+    step.Set("policies", std::move(step_policies));
+    step.Set("note",
+             absl::StrFormat(
+                 "The figure: one global batch, the first %s documents of the file (%s tokens, "
+                 "at most %s GPUs x %d microbatches x %s tokens), planned by flopspack_plan_step; "
+                 "random dealing cuts sequences of %s tokens, the planner may fill a microbatch "
+                 "up to %s. The balance and throughput columns are the sweep's at %s GPUs (mean "
+                 "over %d simulated steps), the same numbers as the sweep table.",
+                 Cell(static_cast<int64_t>(batch.size())), Cell(tokens), Gpus(step_ranks),
+                 sim.microbatches, Cell(sim.tokens_per_microbatch), Cell(sim.tokens_per_microbatch),
+                 Cell(sim.max_tokens_per_microbatch), Gpus(step_ranks), sim.steps));
+    doc.Set("step", std::move(step));
+  }
+
   // Padded policies: the bucket sampler from one bucket (a random shuffle
-  // into padded batches) to many.
-  {
+  // into padded batches) to many, with the sweep's budget (--capacity padded
+  // tokens per batch, samples clipped to it as in the sweep) at its smallest
+  // GPU count, so a step mixes as many batches as the page's first column.
+  if (!interrupted) {
     BucketSettings settings;
-    settings.seed = absl::GetFlag(FLAGS_seed);
-    settings.max_padded_tokens = std::max<int64_t>(settings.max_padded_tokens, 2 * longest);
+    settings.seed = sim.seed;
+    settings.max_padded_tokens = sim.tokens_per_microbatch;
+    settings.num_ranks = ranks.front();
+    settings.accumulation = sim.microbatches;
+    Context clipped;
+    clipped.spec = context.spec;
+    clipped.model = MakeCostModel(context.spec);
+    clipped.lengths.source = context.lengths.source;
+    for (int64_t l : context.lengths.values) {
+      clipped.lengths.values.push_back(std::min(l, sim.tokens_per_microbatch));
+      clipped.tokens += clipped.lengths.values.back();
+    }
+    const std::vector<uint32_t> counts = {1, 2, 4, 8, 16, 32, 64, 128};
+    uint64_t pool = 0;
+    std::string missing;  // --noresample and the file cannot fill a step
+    try {
+      pool = FitSampleToStep(clipped, settings, counts, sim.resample);
+    } catch (const CliError& error) {
+      if (sim.resample) throw;
+      missing = error.what();
+    }
     Json points = Json::Array();
-    for (uint32_t k : {1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u}) {
+    for (uint32_t k : missing.empty() ? counts : std::vector<uint32_t>{}) {
       settings.num_buckets = k;
-      const TradeoffPoint p = Tradeoff(context, settings, 0);
+      const TradeoffPoint p = Tradeoff(clipped, settings, 0);
       Json j = Json::Object();
       j.Set("policy", absl::StrCat("buckets-", k));
       j.Set("label",
@@ -187,133 +466,65 @@ void Run(const Invocation& invocation) {
     }
     Json padding = Json::Object();
     padding.Set("settings", BucketSettingsJson(settings));
+    padding.Set("pool_documents", pool);
     padding.Set("points", std::move(points));
     padding.Set(
         "note",
         absl::StrFormat(
-            "Bucket sampler, epoch 0: batches of at most %s padded tokens, %d ranks; the "
-            "diversity distance is the token-weighted KS distance of each step's lengths to the "
-            "dataset's, averaged over steps.",
-            Cell(settings.max_padded_tokens), settings.num_ranks));
+            "Bucket sampler, epoch 0, with the sweep's setup: batches of at most %s padded "
+            "tokens (--capacity; longer samples clipped to it, as in the sweep), %s GPUs x %d "
+            "batches per step (the sweep's smallest GPU count)%s. The diversity distance is the "
+            "token-weighted KS distance of each step's lengths to the dataset's, averaged over "
+            "steps.",
+            Cell(settings.max_padded_tokens), Gpus(settings.num_ranks), settings.accumulation,
+            pool > 0 ? absl::StrFormat("; the file cannot fill such a step, so %s documents "
+                                       "were drawn with replacement from it",
+                                       Cell(static_cast<int64_t>(pool)))
+                     : ""));
+    if (!missing.empty()) padding.Set("note", "n/a: " + missing);
     doc.Set("padding", std::move(padding));
   }
 
-  // One step, rank by rank: a global batch from the head of the file (the
-  // dataset's order is taken as the pipeline's), under random dealing and
-  // under the planner.
-  {
-    StepSettings settings;
-    settings.num_ranks = kStepRanks;
-    settings.microbatches = kStepMicrobatches;
-    settings.capacity = sim.max_tokens_per_microbatch;
-    settings.seed = absl::GetFlag(FLAGS_seed);
-    const double budget =
-        double(kStepRanks) * kStepMicrobatches * double(sim.tokens_per_microbatch);
-    std::vector<int64_t> batch;
-    int64_t tokens = 0;
-    for (int64_t length : context.lengths.values) {
-      if (!batch.empty() && double(tokens + length) > budget) break;
-      batch.push_back(length);
-      tokens += length;
-    }
-    Json step_policies = Json::Array();
-    for (const char* name : {"random", "documents"}) {
-      const StepAlgorithm& algorithm = FindStepAlgorithm(name);
-      const PlanPtr plan = PlanStep(batch, context.model.get(), algorithm, settings);
-      const struct flopspack_plan_metrics m = PlanMetrics(plan.get());
-      std::vector<double> costs;
-      for (const RankLoad& load : RankLoads(plan.get(), m.num_ranks)) costs.push_back(load.cost);
-      Json j = Json::Object();
-      j.Set("policy", algorithm.name);
-      j.Set("label", algorithm.label);
-      j.Set("rank_costs", Json::ArrayOf(costs));
-      j.Set("max_over_mean", m.max_rank_cost / m.mean_rank_cost);
-      j.Set("metrics", PlanMetricsJson(m));
-      step_policies.Push(std::move(j));
-      progress.Advance();
-    }
-    Json step = Json::Object();
-    step.Set("ranks", static_cast<uint64_t>(kStepRanks));
-    step.Set("settings", StepSettingsJson(settings));
-    step.Set("documents", static_cast<uint64_t>(batch.size()));
-    step.Set("tokens", tokens);
-    step.Set("policies", std::move(step_policies));
-    step.Set(
-        "note",
-        absl::StrFormat(
-            "One global batch: the first %s documents of the file (%s tokens, at most %d ranks x "
-            "%d "
-            "microbatches x %s tokens), planned by flopspack_plan_step with a cap of %s tokens per "
-            "microbatch.",
-            Cell(static_cast<int64_t>(batch.size())), Cell(tokens), kStepRanks, kStepMicrobatches,
-            Cell(sim.tokens_per_microbatch), Cell(settings.capacity)));
-    doc.Set("step", std::move(step));
-  }
-
-  // Balance and throughput versus GPUs: the straggler emulator's sweep.
-  Json sweep_policies = Json::Array();
-  std::vector<SweepResult> sweeps;
-  for (const SimPolicy& policy : policies) {
-    sweeps.push_back(Sweep(context, policy, ranks, sim, ""));
-    Json j = Json::Object();
-    j.Set("policy", policy.name);
-    j.Set("label", policy.label);
-    j.Set("balance_efficiency", Json::ArrayOf(sweeps.back().sampled_efficiency));
-    j.Set("relative_throughput", Json::ArrayOf(sweeps.back().relative_throughput));
-    j.Set("predicted_efficiency", Json::ArrayOf(sweeps.back().predicted_efficiency));
-    sweep_policies.Push(std::move(j));
-    progress.Advance();
-  }
-  Json sweep = Json::Object();
-  sweep.Set("ranks", Json::ArrayOf(ranks));
-  sweep.Set("settings", SettingsJson(sim));
-  sweep.Set("policies", std::move(sweep_policies));
-  sweep.Set(
-      "note",
-      absl::StrFormat(
-          "flopspack_simulate_sweep: %d steps per point, each rank %d microbatches of %s tokens "
-          "(planner cap %s tokens per microbatch), seed %d. Throughput is useful work / time "
-          "relative "
-          "to a perfectly balanced run without padding, so it also charges the bucket sampler's "
-          "padding.",
-          sim.steps, sim.microbatches, Cell(sim.tokens_per_microbatch),
-          Cell(sim.max_tokens_per_microbatch), sim.seed));
-  doc.Set("sweep", std::move(sweep));
-  Json recommendation = Recommend(policies, sweeps, ranks);
-  const std::string recommendation_text = RecommendationText(policies, sweeps, ranks);
-  doc.Set("recommendation", std::move(recommendation));
+  const Decision decision = Decide(policies, sweeps, ranks, decide_at, min_gain, sim);
+  doc.Set("recommendation", DecisionJson(decision, policies, sweeps, ranks, decide_at, min_gain));
+  if (interrupted) doc.Set("interrupted", true);
 
   const std::string json_path = dir + "/report.json";
   WriteFile(json_path, doc.Dump());
   RunRenderer(json_path, dir);
   progress.Advance();
-  Emit(absl::StrCat("recommendation: ", recommendation_text, "\nreport: ", dir, "/index.html\n"));
+  Emit(absl::StrCat("recommendation: ", decision.text, "\nreport: ", dir, "/index.html\n"));
+  if (interrupted) {
+    throw CliError(kExitInterrupted,
+                   "interrupted: the page holds the points finished (the others read "
+                   "'interrupted')");
+  }
 }
 
 }  // namespace
 
 Command ReportCommand() {
-  return {
-      "report",
-      "an HTML page with plots: distribution, tail, balance, padding, a recommendation",
-      "[flags] LENGTHS --out DIR",
-      "Everything about a dataset in one page: the length distribution by documents,\n"
-      "tokens and cost; the tail; balance and throughput versus number of GPUs for random\n"
-      "dealing, token balancing, the bucket sampler and the flopspack planner (the\n"
-      "straggler emulator, --report-steps steps per point); one step rank by rank;\n"
-      "padding versus step diversity for padded batches; and a recommendation.\n"
-      "The training setup it assumes, unless given: --ranks 64,128,...,8192, each rank\n"
-      "--microbatches 4 of --capacity 16384 tokens, planner cap --max-tokens 1.25 x\n"
-      "capacity. Numbers go to DIR/report.json; report.py (matplotlib) draws\n"
-      "DIR/index.html and its SVG figures (FLOPSPACK_PYTHON, FLOPSPACK_REPORT_SCRIPT:\n"
-      "docs/cli.md). Prints the recommendation and the page's path.",
-      Concat({{"out", "ranks", "capacity", "max_tokens", "microbatches", "report_steps", "seed"},
-              InputFlags(),
-              ModelFlags(),
-              {"output", "progress"}}),
-      1,
-      1,
-      Run};
+  return {"report",
+          "an HTML page with plots: distribution, tail, balance, padding, a recommendation",
+          "[flags] LENGTHS --out DIR",
+          "Everything about a dataset in one page: the length distribution by documents,\n"
+          "tokens and cost; the tail; balance and throughput versus number of GPUs for random\n"
+          "dealing, token balancing, the bucket sampler and the flopspack planner (the\n"
+          "straggler emulator, --report-steps steps per point); one step rank by rank;\n"
+          "padding versus step diversity for padded batches; and a recommendation.\n"
+          "The training setup it assumes, unless given: --ranks 64,128,...,8192, each rank\n"
+          "--microbatches 4 of --capacity 16384 tokens, planner cap --max-tokens 1.25 x\n"
+          "capacity. Numbers go to DIR/report.json; report.py (matplotlib) draws\n"
+          "DIR/index.html and its SVG figures (FLOPSPACK_PYTHON, FLOPSPACK_REPORT_SCRIPT:\n"
+          "docs/cli.md). Prints the recommendation and the page's path.",
+          Concat({{"out", "ranks", "capacity", "max_tokens", "microbatches", "report_steps", "seed",
+                   "resample", "decide_at", "min_gain"},
+                  InputFlags(),
+                  ModelFlags(),
+                  {"output", "progress"}}),
+          1,
+          1,
+          Run};
 }
 
 }  // namespace flopspack::cli

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "flags.h"
 #include "output.h"
+#include "resample.h"
 #include "simulate_data.h"
 #include "simulate_ranks.h"
 #include "status.h"
@@ -25,30 +26,63 @@ SimSettings SettingsFromFlags() {
   settings.max_tokens_per_microbatch = absl::GetFlag(FLAGS_max_tokens);
   settings.steps = absl::GetFlag(FLAGS_steps);
   settings.seed = absl::GetFlag(FLAGS_seed);
+  settings.resample = absl::GetFlag(FLAGS_resample);
   if (settings.microbatches == 0) throw UsageError("--microbatches must be at least 1");
   if (settings.steps == 0) throw UsageError("--steps must be at least 1");
   if (settings.tokens_per_microbatch <= 0) {
     throw UsageError(absl::StrFormat("--capacity=%d: must be a positive number of tokens",
                                      settings.tokens_per_microbatch));
   }
+  if (settings.max_tokens_per_microbatch != 0 &&
+      settings.max_tokens_per_microbatch < settings.tokens_per_microbatch) {
+    throw UsageError(
+        absl::StrFormat("--max-tokens=%d: the planner's memory cap per microbatch must be at least "
+                        "--capacity=%d (or 0 = --capacity)",
+                        settings.max_tokens_per_microbatch, settings.tokens_per_microbatch));
+  }
+  if (settings.max_tokens_per_microbatch < 0) {
+    throw UsageError(
+        absl::StrFormat("--max-tokens=%d: must be >= 0", settings.max_tokens_per_microbatch));
+  }
   return settings;
 }
 
 namespace {
+
+// After Ctrl-C: the results so far are printed, then this ends the command.
+void EndIfInterrupted(bool interrupted) {
+  if (interrupted) {
+    throw CliError(kExitInterrupted, "interrupted: the results above are the points finished");
+  }
+}
 
 void RunOne(const Context& context, const std::vector<SimPolicy>& policies, uint64_t ranks,
             const SimSettings& settings, Format format) {
   Json results = Json::Array();
   Table t({"<policy", "throughput", "balance mean", "p5", "p50", "p95", "fill", "padding eff",
            "predicted", "step time"});
+  bool any_resampled = false, any_missing = false, interrupted = false;
   for (const SimPolicy& policy : policies) {
-    const flopspack_simulate_summary s = Simulate(context, policy, ranks, settings);
+    const SimPoint point = Simulate(context, policy, ranks, settings);
+    const flopspack_simulate_summary& s = point.summary;
     Json r = Json::Object();
     r.Set("policy", policy.name);
     r.Set("label", policy.label);
-    r.Set("summary", SummaryJson(s));
+    const bool ran = point.state == PointState::kRun || point.state == PointState::kResampled;
+    r.Set("summary", ran ? SummaryJson(s) : Json());
+    r.Set("status", PointStateName(point.state));
+    r.Set("documents_needed", point.documents_needed);
+    r.Set("pool_documents", point.pool_documents);
     results.Push(std::move(r));
-    t.AddRow({policy.label, Percent(s.relative_throughput, 2),
+    any_resampled = any_resampled || point.state == PointState::kResampled;
+    any_missing = any_missing || point.state == PointState::kNeedsDocuments;
+    interrupted = interrupted || point.state == PointState::kInterrupted;
+    if (!ran) {
+      t.AddRow({policy.label, PointCell(point.state, point.documents_needed, ""), "", "", "", "",
+                "", "", "", ""});
+      continue;
+    }
+    t.AddRow({policy.label, PointCell(point.state, 0, Percent(s.relative_throughput, 2)),
               Percent(s.mean_balance_efficiency, 2), Percent(s.p5_balance_efficiency, 2),
               Percent(s.p50_balance_efficiency, 2), Percent(s.p95_balance_efficiency, 2),
               Percent(s.mean_fill, 2), Percent(s.mean_padding_efficiency, 2),
@@ -73,22 +107,33 @@ void RunOne(const Context& context, const std::vector<SimPolicy>& policies, uint
                          settings.steps, settings.seed) +
          t.Text() +
          "\nthroughput: useful work / time, relative to a perfectly balanced run without padding;"
-         "\nbalance: mean / max rank cost per step; predicted: order-statistics estimate.\n");
+         "\nbalance: mean / max rank cost per step; predicted: order-statistics estimate.\n" +
+         ResampleNote(context, any_resampled, any_missing));
   }
+  EndIfInterrupted(interrupted);
 }
 
 void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
               const std::vector<uint64_t>& ranks, const SimSettings& settings, Format format) {
   std::vector<SweepResult> sweeps;
+  bool any_resampled = false, any_missing = false, interrupted = false;
   for (const SimPolicy& policy : policies) {
     sweeps.push_back(Sweep(context, policy, ranks, settings, absl::StrCat("sweep ", policy.name)));
+    for (PointState state : sweeps.back().state) {
+      any_resampled = any_resampled || state == PointState::kResampled;
+      any_missing = any_missing || state == PointState::kNeedsDocuments;
+    }
+    interrupted = interrupted || sweeps.back().interrupted;
   }
   std::vector<std::string> columns = {"ranks"};
   for (const SimPolicy& policy : policies) columns.push_back(policy.label);
   Table t(columns);
   for (size_t i = 0; i < ranks.size(); ++i) {
     std::vector<std::string> row = {Cell(static_cast<int64_t>(ranks[i]))};
-    for (const SweepResult& sweep : sweeps) row.push_back(Percent(sweep.relative_throughput[i], 2));
+    for (const SweepResult& sweep : sweeps) {
+      row.push_back(PointCell(sweep.state[i], sweep.documents_needed[i],
+                              Percent(sweep.relative_throughput[i], 2)));
+    }
     t.AddRow(std::move(row));
   }
   if (format == Format::kJson) {
@@ -106,6 +151,9 @@ void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
       j.Set("sampled_efficiency", Json::ArrayOf(sweeps[p].sampled_efficiency));
       j.Set("predicted_efficiency", Json::ArrayOf(sweeps[p].predicted_efficiency));
       j.Set("relative_throughput", Json::ArrayOf(sweeps[p].relative_throughput));
+      j.Set("status", StatusJson(sweeps[p]));
+      j.Set("documents_needed", Json::ArrayOf(sweeps[p].documents_needed));
+      j.Set("pool_documents", Json::ArrayOf(sweeps[p].pool_documents));
       list.Push(std::move(j));
     }
     sweep.Set("policies", std::move(list));
@@ -119,8 +167,9 @@ void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
                          "%d steps, seed %d)\n\n",
                          settings.microbatches, Cell(settings.tokens_per_microbatch),
                          settings.steps, settings.seed) +
-         t.Text());
+         t.Text() + ResampleNote(context, any_resampled, any_missing));
   }
+  EndIfInterrupted(interrupted);
 }
 
 void Run(const Invocation& invocation) {
@@ -129,6 +178,7 @@ void Run(const Invocation& invocation) {
   const std::vector<SimPolicy> policies = ParsePolicies(absl::GetFlag(FLAGS_policies));
   const SimSettings settings = SettingsFromFlags();
   const Context context = LoadContext(invocation, invocation.positional[0]);
+  InstallInterruptHandler();
   if (ranks.size() == 1) {
     RunOne(context, policies, ranks[0], settings, format);
   } else {
@@ -148,7 +198,8 @@ Command SimulateCommand() {
           "relative to a perfectly balanced, unpadded run, the balance efficiency (mean /\n"
           "max rank cost) and fill. With several --ranks it sweeps them: the curve shows\n"
           "where the tail starts to cost.",
-          Concat({{"ranks", "policies", "capacity", "max_tokens", "microbatches", "steps", "seed"},
+          Concat({{"ranks", "policies", "capacity", "max_tokens", "microbatches", "steps", "seed",
+                   "resample"},
                   InputFlags(),
                   ModelFlags(),
                   OutputFlags(),

@@ -9,7 +9,7 @@ namespace flopspack::cli {
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
       StatsCommand(),    PackCommand(),    BalanceCommand(), PlanCommand(),   BucketsCommand(),
-      SimulateCommand(), CompareCommand(), ReportCommand(),  ModelsCommand(),
+      SimulateCommand(), CompareCommand(), ReportCommand(),  ModelsCommand(), FitCommand(),
   };
   return commands;
 }
@@ -24,8 +24,9 @@ const Command* FindCommand(const std::string& name) {
 std::vector<std::string> InputFlags() { return {"column"}; }
 std::vector<std::string> OutputFlags() { return {"json", "csv", "output"}; }
 std::vector<std::string> ModelFlags() {
-  return {"cost", "model", "layers", "hidden", "heads",     "kv_heads",  "head_dim",
-          "ffn",  "vocab", "gated",  "causal", "recompute", "attention", "quadratic_coef"};
+  return {"cost",  "cost_file", "model",     "layers",    "hidden",
+          "heads", "kv_heads",  "head_dim",  "ffn",       "vocab",
+          "gated", "causal",    "recompute", "attention", "quadratic_coef"};
 }
 std::vector<std::string> Concat(std::vector<std::vector<std::string>> groups) {
   std::vector<std::string> out;

@@ -7,6 +7,7 @@
 namespace flopspack::cli {
 
 Command ModelsCommand();
+Command FitCommand();
 Command StatsCommand();
 Command CompareCommand();
 Command SimulateCommand();

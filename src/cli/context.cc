@@ -1,6 +1,11 @@
 #include "context.h"
 
+#include <cctype>
+#include <string>
+#include <utility>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "flags.h"
 #include "output.h"
@@ -31,6 +36,37 @@ void RequireWithinCapacity(const Context& context, int64_t capacity) {
           "accept it)",
           context.lengths.Where(i), v[i], capacity));
     }
+  }
+}
+
+std::string InUserTerms(const Context& context, const std::string& message) {
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (message.compare(i, 8, "lengths[") == 0) {
+      const size_t close = message.find(']', i + 8);
+      size_t index = 0;
+      if (close != std::string::npos &&
+          absl::SimpleAtoi(message.substr(i + 8, close - i - 8), &index) &&
+          index < context.lengths.values.size()) {
+        out += context.lengths.Where(index);
+        i = close + 1;
+        if (message.compare(i, 3, " = ") == 0) {
+          out += ": length ";
+          i += 3;
+        }
+        continue;
+      }
+    }
+    out += message[i++];
+  }
+  return out;
+}
+
+void CheckInput(const Context& context, flopspack_status status, const std::string& doing) {
+  try {
+    Check(status, doing);
+  } catch (const CliError& error) {
+    throw CliError(error.code(), InUserTerms(context, error.what()));
   }
 }
 

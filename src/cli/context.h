@@ -27,6 +27,13 @@ Context LoadContext(const Invocation& invocation, const std::string& path);
 // document longer than capacity (rather than the library's array index).
 void RequireWithinCapacity(const Context& context, int64_t capacity);
 
+// A library message in the user's terms: "lengths[16]" becomes the file and
+// line ("data.txt:17") and option fields become the flags that set them
+// (max_tokens_per_microbatch -> --max-tokens, num_ranks -> --ranks, ...).
+std::string InUserTerms(const Context& context, const std::string& message);
+// Check() with the message in the user's terms.
+void CheckInput(const Context& context, flopspack_status status, const std::string& doing);
+
 // {"source", "format", "column", "count", "tokens"} for --json.
 Json InputJson(const Context& context);
 

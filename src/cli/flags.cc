@@ -20,6 +20,9 @@ ABSL_FLAG(bool, progress, true, "progress bar on stderr when stderr is a termina
 
 ABSL_FLAG(std::string, cost, "transformer",
           "cost of a document: tokens, quadratic (l + c*l^2) or transformer (training FLOPs)");
+ABSL_FLAG(std::string, cost_file, "",
+          "a cost-model file (from `flopspack fit` or flopspack.torch.calibrate): cost documents "
+          "with its fitted polynomial instead of --cost");
 ABSL_FLAG(std::string, model, "",
           "model shape preset (flopspack models lists them); default llama3-8b unless "
           "--layers etc. give the whole shape");
@@ -41,9 +44,7 @@ ABSL_FLAG(double, quadratic_coef, 0,
 
 ABSL_FLAG(uint64_t, seed, 0, "seed of every random choice: the same seed gives the same plan");
 ABSL_FLAG(int64_t, capacity, 8192, "tokens per packed sequence (one microbatch)");
-ABSL_FLAG(std::string, ranks, "",
-          "data-parallel ranks (GPUs); default 1024 (simulate), 8 (buckets); simulate and report "
-          "take a comma-separated list to sweep");
+ABSL_FLAG(std::string, ranks, "", "data-parallel ranks (GPUs)");
 ABSL_FLAG(uint64_t, microbatches, 1,
           "microbatches (gradient-accumulation steps) per rank and optimizer step");
 ABSL_FLAG(bool, plan, false, "print the plan's groups themselves, not only its metrics");
@@ -54,7 +55,10 @@ ABSL_FLAG(std::string, overflow, "",
           "(plan only) or error; default split");
 ABSL_FLAG(int64_t, max_tokens, 0,
           "hard token cap: per group (balance) or per microbatch for the planner policies "
-          "(simulate, >= --capacity); 0 (default) = none / --capacity");
+          "(simulate, report; >= --capacity)");
+ABSL_FLAG(bool, resample, true,
+          "run a point whose step needs more documents than the file holds on documents drawn "
+          "with replacement from it (off: the point reads n/a: needs N documents)");
 ABSL_FLAG(bool, compare, false, "also run every algorithm on the same input and compare them");
 
 namespace flopspack::cli {

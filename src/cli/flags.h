@@ -18,6 +18,7 @@ ABSL_DECLARE_FLAG(std::string, output);
 ABSL_DECLARE_FLAG(bool, progress);
 // Cost model.
 ABSL_DECLARE_FLAG(std::string, cost);
+ABSL_DECLARE_FLAG(std::string, cost_file);
 ABSL_DECLARE_FLAG(std::string, model);
 ABSL_DECLARE_FLAG(int64_t, layers);
 ABSL_DECLARE_FLAG(int64_t, hidden);
@@ -41,6 +42,7 @@ ABSL_DECLARE_FLAG(std::string, algorithm);
 ABSL_DECLARE_FLAG(std::string, overflow);
 ABSL_DECLARE_FLAG(bool, compare);
 ABSL_DECLARE_FLAG(int64_t, max_tokens);
+ABSL_DECLARE_FLAG(bool, resample);
 
 namespace flopspack::cli {
 struct Invocation;

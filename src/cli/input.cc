@@ -1,5 +1,8 @@
 #include "input.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -35,6 +38,21 @@ int64_t ParseLength(absl::string_view text, const std::string& where) {
   int64_t value = 0;
   const absl::string_view trimmed = absl::StripAsciiWhitespace(text);
   if (!absl::SimpleAtoi(trimmed, &value)) {
+    const absl::string_view digits = absl::StripPrefix(trimmed, "+");
+    const bool all_digits =
+        !digits.empty() &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (all_digits) {
+      throw InputError(absl::StrFormat(
+          "%s: %s is too large for a length: at most 9223372036854775807 (a 64-bit integer)", where,
+          Quote(text)));
+    }
+    if (trimmed.size() > 1 && trimmed[0] == '-' &&
+        std::all_of(trimmed.begin() + 1, trimmed.end(),
+                    [](char c) { return c >= '0' && c <= '9'; })) {
+      throw InputError(absl::StrFormat("%s: %s is not a length: every length must be positive",
+                                       where, Quote(text)));
+    }
     throw InputError(
         absl::StrFormat("%s: %s is not a length: expected a positive integer", where, Quote(text)));
   }
@@ -102,6 +120,13 @@ std::string ReadAll(const std::string& path, const std::string& source, size_t m
   std::ifstream file;
   std::istream* in = &std::cin;
   if (path != "-") {
+    struct stat info;
+    if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      throw InputError(absl::StrFormat(
+          "%s: is a directory; LENGTHS is a file of lengths (text, CSV with --column, or .npy) "
+          "or - for standard input",
+          path));
+    }
     file.open(path, std::ios::binary);
     if (!file) {
       throw InputError(absl::StrFormat("%s: cannot open: %s", path, std::strerror(errno)));
@@ -345,12 +370,12 @@ Lengths ReadLengths(const std::string& path, const std::string& column) {
   const bool npy = absl::EndsWith(path, ".npy");
   const bool tsv = absl::EndsWith(path, ".tsv");
   const bool csv = !column.empty() || tsv || absl::EndsWith(path, ".csv");
-  const std::string bytes = ReadAll(path, source,
-                                    npy   ? 0
-                                    : csv ? kMaxCsvLineBytes
-                                          : kMaxTextLineBytes);
+  std::string bytes = ReadAll(path, source, npy ? 0 : csv ? kMaxCsvLineBytes : kMaxTextLineBytes);
   if (bytes.compare(0, 6, kNpyMagic) == 0) return ParseNpy(source, bytes);
   if (npy) return ParseNpy(source, bytes);
+  // A UTF-8 byte-order mark (what some Windows editors write first) is not
+  // part of the first value.
+  if (absl::StartsWith(bytes, "\xEF\xBB\xBF")) bytes.erase(0, 3);
   if (csv) return ParseCsv(source, bytes, column, tsv ? '\t' : ',');
   return ParseText(source, bytes);
 }

@@ -10,6 +10,8 @@
 #include "args.h"
 #include "command.h"
 #include "flopspack/flopspack.h"
+#include "progress.h"
+#include "renderer.h"
 #include "status.h"
 
 namespace flopspack::cli {
@@ -27,8 +29,10 @@ std::string GeneralHelp() {
   out +=
       "\n  flopspack <command> --help   flags of one command\n"
       "  flopspack --version\n\n"
-      "exit codes: 0 ok, 1 bad input, 2 usage error, 3 internal error.\n"
-      "Documentation: docs/cli.md\n";
+      "exit codes: 0 ok, 1 bad input, 2 usage error, 3 internal error, 130 interrupted.\n";
+  const std::string docs = DocumentationPath();
+  out += docs.empty() ? "Documentation: docs/cli.md in the flopspack source tree\n"
+                      : "Documentation: " + docs + "\n";
   return out;
 }
 
@@ -72,9 +76,11 @@ int Main(const std::vector<std::string>& args) {
     command->run(invocation);
     return kExitOk;
   } catch (const CliError& error) {
+    ClearProgressLine();
     std::fprintf(stderr, "flopspack %s: %s\n", command->name, error.what());
     return error.code();
   } catch (const std::exception& error) {
+    ClearProgressLine();
     std::fprintf(stderr, "flopspack %s: internal error: %s\n", command->name, error.what());
     return kExitInternal;
   }

@@ -43,6 +43,17 @@ double QuadraticCoefficient(const flopspack_transformer_config& c) {
 
 ModelSpec ResolveModel(const Invocation& inv) {
   ModelSpec spec;
+  if (inv.Given("cost_file")) {
+    if (inv.Given("cost")) {
+      throw UsageError("--cost-file and --cost both say how to cost a document: give one");
+    }
+    spec.cost = "file";
+    spec.cost_file = absl::GetFlag(FLAGS_cost_file);
+    spec.file = ReadCostFile(spec.cost_file);
+    spec.unit = spec.file.unit;
+    flopspack_transformer_config_init(&spec.config);
+    return spec;
+  }
   spec.cost = absl::GetFlag(FLAGS_cost);
   if (spec.cost != "tokens" && spec.cost != "quadratic" && spec.cost != "transformer") {
     throw UsageError(
@@ -132,7 +143,9 @@ CostModelPtr MakeTransformer(const flopspack_transformer_config& config) {
 
 CostModelPtr MakeCostModel(const ModelSpec& spec) {
   flopspack_cost_model* model = nullptr;
-  if (spec.cost == "tokens") {
+  if (spec.cost == "file") {
+    return CostModelPtr(MakeModelFromFile(spec.file));
+  } else if (spec.cost == "tokens") {
     Check(flopspack_cost_model_tokens(&model), "--cost=tokens");
   } else if (spec.cost == "quadratic") {
     Check(flopspack_cost_model_polynomial(0, 0, 1, spec.quadratic_coef, &model),
@@ -143,12 +156,49 @@ CostModelPtr MakeCostModel(const ModelSpec& spec) {
   return CostModelPtr(model);
 }
 
+Json QualityRowsJson(const std::vector<QualityRow>& rows) {
+  auto quality = [](const flopspack_prediction_quality& q) {
+    Json out = Json::Object();
+    out.Set("scale", q.scale);
+    out.Set("offset", q.offset);
+    out.Set("r_squared", q.r_squared);
+    out.Set("rms_residual", q.rms_residual);
+    out.Set("mean_relative_error", q.mean_relative_error);
+    out.Set("median_relative_error", q.median_relative_error);
+    out.Set("max_relative_error", q.max_relative_error);
+    out.Set("num_samples", q.num_samples);
+    return out;
+  };
+  Json out = Json::Array();
+  for (const QualityRow& row : rows) {
+    Json entry = Json::Object();
+    entry.Set("model", row.model);
+    entry.Set("train", quality(row.train));
+    entry.Set("held_out", row.held_out ? quality(*row.held_out) : Json());
+    out.Push(std::move(entry));
+  }
+  return out;
+}
+
 Json ModelJson(const ModelSpec& spec) {
   Json out = Json::Object();
   out.Set("cost", spec.cost);
   out.Set("unit", spec.unit);
   out.Set("summary", ModelSummary(spec));
   if (spec.cost == "tokens") return out;
+  if (spec.cost == "file") {
+    out.Set("cost_file", spec.cost_file);
+    Json coefficients = Json::Object();
+    coefficients.Set("per_sequence", spec.file.per_sequence);
+    coefficients.Set("per_document", spec.file.per_document);
+    coefficients.Set("linear", spec.file.linear);
+    coefficients.Set("quadratic", spec.file.quadratic);
+    out.Set("coefficients", std::move(coefficients));
+    // How well the file's models predicted its calibration samples, for the
+    // report's cost-model section.
+    out.Set("quality", QualityRowsJson(spec.file.quality));
+    return out;
+  }
   if (spec.cost == "quadratic") out.Set("quadratic_coef", spec.quadratic_coef);
   const flopspack_transformer_config& c = spec.config;
   out.Set("preset", spec.preset.empty() ? Json() : Json(spec.preset));
@@ -171,6 +221,13 @@ Json ModelJson(const ModelSpec& spec) {
 
 std::string ModelSummary(const ModelSpec& spec) {
   if (spec.cost == "tokens") return "tokens (cost = length)";
+  if (spec.cost == "file") {
+    const CostFile& f = spec.file;
+    return absl::StrFormat(
+        "fitted polynomial from %s (%s): %.4g per sequence + %.4g + %.4g*l + %.4g*l^2 per "
+        "document",
+        spec.cost_file, f.unit, f.per_sequence, f.per_document, f.linear, f.quadratic);
+  }
   const std::string shape =
       spec.preset.empty()
           ? absl::StrFormat("L=%d d=%d H=%d", spec.config.num_layers, spec.config.hidden_size,

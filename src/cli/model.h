@@ -7,7 +7,8 @@
 // must give at least --layers --hidden --heads --ffn; with neither, the shape
 // is llama3-8b. --cost tokens ignores the shape; --cost quadratic uses
 // l + c*l^2 with c the shape's attention/dense FLOPs ratio unless
-// --quadratic-coef gives c.
+// --quadratic-coef gives c. --cost-file FILE (instead of --cost) uses the
+// fitted polynomial of a cost-model file (docs/cost-models.md), in its unit.
 #ifndef FLOPSPACK_CLI_MODEL_H_
 #define FLOPSPACK_CLI_MODEL_H_
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "args.h"
+#include "cost_file.h"
 #include "flopspack/flopspack.h"
 #include "handles.h"
 #include "json.h"
@@ -38,11 +40,13 @@ const Preset* FindPreset(const std::string& name);
 double QuadraticCoefficient(const flopspack_transformer_config& config);
 
 struct ModelSpec {
-  std::string cost;    // "tokens", "quadratic" or "transformer"
+  std::string cost;    // "tokens", "quadratic", "transformer" or "file"
   std::string preset;  // the preset the shape came from, "" if all by flags
   flopspack_transformer_config config;
   double quadratic_coef = 0;  // for "quadratic"
-  std::string unit;           // "tokens", "token-equivalents" or "FLOPs"
+  std::string unit;           // "tokens", "token-equivalents", "FLOPs" or the file's unit
+  std::string cost_file;      // for "file": its path and what it holds
+  CostFile file;
 };
 
 // Resolves the flags; throws a usage CliError for an unknown --cost or
@@ -55,6 +59,8 @@ CostModelPtr MakeTransformer(const flopspack_transformer_config& config);
 
 // {"cost": ..., "unit": ..., "preset": ..., "shape": {...}} for --json.
 Json ModelJson(const ModelSpec& spec);
+// Prediction-quality rows (a cost-model file's "quality") for --json.
+Json QualityRowsJson(const std::vector<QualityRow>& rows);
 // One line for tables: "transformer FLOPs, llama3-8b (causal, document attention)".
 std::string ModelSummary(const ModelSpec& spec);
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "flags.h"
 #include "flopspack/flopspack.h"
+#include "progress.h"
 #include "status.h"
 
 namespace flopspack::cli {
@@ -139,6 +140,7 @@ Json Envelope(const std::string& command) {
 void Emit(const std::string& text) {
   const std::string path = absl::GetFlag(FLAGS_output);
   if (path.empty() || path == "-") {
+    ClearProgressLine();  // stdout and stderr may share the terminal
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
     return;

@@ -10,6 +10,16 @@
 #include "flags.h"
 
 namespace flopspack::cli {
+namespace {
+bool bar_drawn = false;  // a frame is on the terminal's current line
+}  // namespace
+
+void ClearProgressLine() {
+  if (!bar_drawn) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  bar_drawn = false;
+}
 
 std::string RenderBar(const std::string& label, uint64_t done, uint64_t total, int width) {
   done = std::min(done, total);
@@ -27,9 +37,7 @@ Progress::Progress(std::string label, uint64_t total)
 }
 
 Progress::~Progress() {
-  if (!enabled_) return;
-  std::fprintf(stderr, "\r\033[K");
-  std::fflush(stderr);
+  if (enabled_) ClearProgressLine();
 }
 
 void Progress::Set(uint64_t done) {
@@ -40,6 +48,7 @@ void Progress::Set(uint64_t done) {
   last_draw_ = now;
   std::fprintf(stderr, "\r%s", RenderBar(label_, done_, total_, 30).c_str());
   std::fflush(stderr);
+  bar_drawn = true;
 }
 
 }  // namespace flopspack::cli

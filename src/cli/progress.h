@@ -15,6 +15,10 @@ namespace flopspack::cli {
 // "simulate [##########..........]  50% (5/10)". Exposed for the tests.
 std::string RenderBar(const std::string& label, uint64_t done, uint64_t total, int width);
 
+// Erases the bar on the terminal, if one is drawn, before other output (the
+// bar is redrawn on its next update). Called by Emit() and main().
+void ClearProgressLine();
+
 class Progress {
  public:
   Progress(std::string label, uint64_t total);

@@ -23,6 +23,9 @@ extern char** environ;
 #ifndef FLOPSPACK_CLI_SOURCE_REPORT
 #define FLOPSPACK_CLI_SOURCE_REPORT ""
 #endif
+#ifndef FLOPSPACK_CLI_SOURCE_DOCS
+#define FLOPSPACK_CLI_SOURCE_DOCS ""
+#endif
 
 namespace flopspack::cli {
 namespace {
@@ -63,6 +66,17 @@ std::vector<std::string> RendererCommand(const std::string& json_path, const std
   }
   if (script.empty()) return {python, "-m", "flopspack.report", json_path, "--out", out_dir};
   return {python, script, json_path, "--out", out_dir};
+}
+
+std::string DocumentationPath() {
+  const std::string installed = BinaryDir() + "/../share/doc/flopspack/cli.md";
+  if (IsFile(installed)) {
+    char buffer[PATH_MAX];
+    if (realpath(installed.c_str(), buffer) != nullptr) return buffer;
+    return installed;
+  }
+  if (IsFile(FLOPSPACK_CLI_SOURCE_DOCS)) return FLOPSPACK_CLI_SOURCE_DOCS;
+  return "";
 }
 
 void RunRenderer(const std::string& json_path, const std::string& out_dir) {

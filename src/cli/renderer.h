@@ -21,6 +21,11 @@ std::vector<std::string> RendererCommand(const std::string& json_path, const std
 
 // Runs it; its stdout is discarded, its stderr passes through. Throws
 // CliError(kExitInternal) naming the command if it cannot start or fails.
+// The absolute path of docs/cli.md: installed beside the binary
+// (<prefix>/share/doc/flopspack/cli.md), else in the source tree the binary
+// was built from; "" if neither exists.
+std::string DocumentationPath();
+
 void RunRenderer(const std::string& json_path, const std::string& out_dir);
 
 }  // namespace flopspack::cli

@@ -9,16 +9,18 @@
 
 namespace flopspack::cli {
 
-std::vector<uint64_t> ParseRanks(const std::string& list) {
+std::vector<uint64_t> ParseRanks(const std::string& list) { return ParseRankList("--ranks", list); }
+
+std::vector<uint64_t> ParseRankList(const std::string& flag, const std::string& list) {
   std::vector<uint64_t> out;
   for (absl::string_view part : absl::StrSplit(list, ',', absl::SkipWhitespace())) {
     uint64_t value = 0;
     if (!absl::SimpleAtoi(part, &value) || value == 0) {
-      throw UsageError(absl::StrFormat("--ranks: '%s' is not a positive number of ranks", part));
+      throw UsageError(absl::StrFormat("%s: '%s' is not a positive number of ranks", flag, part));
     }
     out.push_back(value);
   }
-  if (out.empty()) throw UsageError("--ranks: no rank count given");
+  if (out.empty()) throw UsageError(flag + ": no rank count given");
   return out;
 }
 

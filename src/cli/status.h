@@ -15,9 +15,10 @@ namespace flopspack::cli {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitBadInput = 1,  // unreadable file, bad value in it, input the library rejects
-  kExitUsage = 2,     // unknown subcommand or flag, bad flag value, missing argument
-  kExitInternal = 3,  // cannot write output, report renderer failed, library bug
+  kExitBadInput = 1,       // unreadable file, bad value in it, input the library rejects
+  kExitUsage = 2,          // unknown subcommand or flag, bad flag value, missing argument
+  kExitInternal = 3,       // cannot write output, report renderer failed, library bug
+  kExitInterrupted = 130,  // Ctrl-C: the results finished so far were printed
 };
 
 class CliError : public std::runtime_error {
@@ -36,7 +37,17 @@ inline CliError InputError(const std::string& message) { return CliError(kExitBa
 // with what the CLI was doing. Library bugs and allocation failures map to
 // kExitInternal, everything else (the library rejected the input or the
 // options) to kExitBadInput.
+// The library's message has its option fields replaced by the flags that set
+// them (FlagTerms).
 void Check(flopspack_status status, const std::string& doing);
+
+// A library message in the user's terms: option fields become the flags that
+// set them (microbatches_per_rank -> --microbatches, num_ranks -> --ranks,
+// max_tokens_per_microbatch -> --max-tokens, ...).
+std::string FlagTerms(const std::string& message);
+// For a command whose flag sets a field under another name (plan's
+// --capacity is the planner's max_tokens_per_microbatch).
+void NameField(const std::string& field, const std::string& flag);
 
 }  // namespace flopspack::cli
 

@@ -108,3 +108,20 @@ TEST(ArgsTest, HelpSkipsArgumentCountAndListsFlags) {
 
 }  // namespace
 }  // namespace flopspack::cli
+
+namespace flopspack::cli {
+namespace {
+
+TEST(FlagTermsTest, LibraryFieldsBecomeFlags) {
+  EXPECT_EQ(FlagTerms("microbatches_per_rank = 0: must be >= 1"),
+            "--microbatches = 0: must be >= 1");
+  EXPECT_EQ(FlagTerms("max_tokens_per_microbatch = 100 < tokens_per_microbatch = 8192"),
+            "--max-tokens = 100 < --capacity = 8192");
+  EXPECT_EQ(FlagTerms("num_ranks x accumulation_steps = 32768"),
+            "--ranks x --microbatches = 32768");
+  // Only whole words: a longer identifier is left alone.
+  EXPECT_EQ(FlagTerms("my_num_ranks and num_ranks2"), "my_num_ranks and num_ranks2");
+}
+
+}  // namespace
+}  // namespace flopspack::cli

@@ -73,8 +73,10 @@ TEST(TextTest, BadLineNamesFileLineAndValue) {
             "a.txt:1: '-4' is not a length: every length must be positive");
   EXPECT_EQ(ErrorOf([] { ParseText("a.txt", "1.5\n"); }),
             "a.txt:1: '1.5' is not a length: expected a positive integer");
-  EXPECT_EQ(ErrorOf([] { ParseText("a.txt", "99999999999999999999\n"); }),
-            "a.txt:1: '99999999999999999999' is not a length: expected a positive integer");
+  EXPECT_EQ(
+      ErrorOf([] { ParseText("a.txt", "99999999999999999999\n"); }),
+      "a.txt:1: '99999999999999999999' is too large for a length: at most 9223372036854775807 (a "
+      "64-bit integer)");
   // Binary junk is escaped and cut, not dumped raw.
   const std::string message = ErrorOf([] { ParseText("b", std::string("\x01\xff", 2)); });
   EXPECT_EQ(message, "b:1: '\\x01\\xff' is not a length: expected a positive integer");

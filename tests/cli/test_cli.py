@@ -482,3 +482,209 @@ def test_simulate_sweep_matches_the_library(lib, small_txt):
     assert "--policies: unknown policy 'fifo'" in \
         run("simulate", small_txt, "--policies=fifo", check=2).stderr
     assert "--ranks: '0'" in run("simulate", small_txt, "--ranks=0", check=2).stderr
+
+
+# ---- issue 13: documents far past the cap, one microbatch, memory slack ------
+
+EXAMPLE = os.path.join(os.environ.get("FLOPSPACK_SOURCE_DIR",
+                                      os.path.join(os.path.dirname(__file__), os.pardir,
+                                                   os.pardir)),
+                       "examples", "data", "example_lengths.txt")
+
+
+def test_simulate_ranks_the_planner_first_at_one_microbatch_with_slack():
+    """Issue 13: at 1,024 ranks x 1 microbatch of 8,192 tokens with 25% memory
+    slack the planner kept 74.8% of throughput, random dealing 94.4%."""
+    doc = run_json("simulate", EXAMPLE, "--policies=random,planner", "--max-tokens=10240",
+                   "--steps=5")
+    throughput = {r["policy"]: r["summary"]["relative_throughput"] for r in doc["results"]}
+    assert throughput["planner"] > throughput["random"]
+    assert throughput["planner"] >= 0.99, throughput
+
+
+def test_plan_ranks_the_planner_first_with_an_honest_gap(tmp_path):
+    """One step of the example (the first documents up to 1,024 x 8,192
+    tokens) planned at M = 1 with a 10,240-token cap: the planner balances
+    best, and no algorithm's gap to the lower bound hides its imbalance (the
+    bound was the largest cap-sized piece: 0.00% beside 75% balance)."""
+    lengths, total = [], 0
+    with open(EXAMPLE) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            if total + int(line) > 1024 * 8192:
+                break
+            lengths.append(int(line))
+            total += int(line)
+    step = tmp_path / "step.txt"
+    step.write_text("\n".join(map(str, lengths)) + "\n")
+    doc = run_json("plan", step, "--ranks=1024", "--microbatches=1", "--capacity=10240",
+                   "--compare")
+    rows = {c["algorithm"]: c["metrics"] for c in doc["comparison"]}
+    best = rows["documents"]["rank_balance_efficiency"]
+    assert best >= 0.99
+    for name, m in rows.items():
+        assert m["rank_balance_efficiency"] <= best, name
+        # mean / bound: an honest bound sits near the mean rank cost.
+        assert m["rank_balance_efficiency"] * (1 + m["rank_gap_to_lower_bound"]) >= 0.97, name
+
+
+# ---- a sample is enough (issue 17) -------------------------------------------
+
+@pytest.fixture(scope="module")
+def sample_5k(tmp_path_factory):
+    """5,000 documents with a Pareto tail: too few for one step at 8,192 ranks."""
+    import random
+    rng = random.Random(17)
+    path = tmp_path_factory.mktemp("sample") / "sample.txt"
+    path.write_text("".join(f"{min(200000, int(64 * rng.paretovariate(1.3)))}\n"
+                            for _ in range(5000)))
+    return path
+
+
+def test_simulate_sweep_resamples_points_the_sample_cannot_fill(sample_5k):
+    doc = run_json("simulate", sample_5k, "--ranks=64,8192", "--steps=2", "--capacity=1024",
+                   "--cost=tokens")
+    assert doc["settings"]["resample"] is True
+    for p in doc["sweep"]["policies"]:
+        assert p["status"] == ["ok", "resampled"], p["policy"]
+        assert all(0 < v <= 1 for v in p["relative_throughput"]), p["policy"]
+        assert p["pool_documents"][0] == 0 and p["pool_documents"][1] >= p["documents_needed"][1]
+        assert p["documents_needed"][1] > 5000
+    text = run("simulate", sample_5k, "--ranks=64,8192", "--steps=2", "--capacity=1024",
+               "--cost=tokens", check=0).stdout
+    assert "drawn with replacement" in text and "*" in text
+
+
+def test_simulate_noresample_shows_na_per_point(sample_5k):
+    doc = run_json("simulate", sample_5k, "--ranks=64,8192", "--steps=2", "--capacity=1024",
+                   "--cost=tokens", "--noresample")
+    for p in doc["sweep"]["policies"]:
+        assert p["status"] == ["ok", "n/a"]
+        assert p["relative_throughput"][0] > 0 and p["relative_throughput"][1] is None
+    one = run("simulate", sample_5k, "--ranks=8192", "--steps=1", "--capacity=1024",
+              "--cost=tokens", "--resample=false", check=0).stdout
+    needed = run_json("simulate", sample_5k, "--ranks=8192", "--steps=1", "--capacity=1024",
+                      "--cost=tokens", "--noresample")["results"][0]["documents_needed"]
+    assert f"n/a: needs {needed:,} documents" in one
+
+
+def test_simulate_bucket_policy_alone_is_na_when_only_it_cannot_fill(sample_5k):
+    # 64 ranks x 16 microbatches of 256 tokens: 262,144 tokens fit in the
+    # sample's tokens, but the bucket sampler needs 1,024 batches per step.
+    doc = run_json("simulate", sample_5k, "--ranks=64", "--microbatches=16", "--capacity=256",
+                   "--steps=1", "--cost=tokens", "--noresample", "--policies=random,buckets")
+    status = {r["policy"]: r["status"] for r in doc["results"]}
+    assert status["random"] == "ok"
+    assert status["buckets"] in ("ok", "n/a")
+
+
+def test_simulate_interrupt_keeps_finished_points(sample_5k):
+    env = child_env()
+    env["FLOPSPACK_CLI_INTERRUPT_AFTER"] = "5"  # random: 4 steps, then planner
+    result = subprocess.run([CLI, "simulate", str(sample_5k), "--ranks=64,128", "--steps=2",
+                             "--capacity=1024", "--cost=tokens", "--policies=random,planner",
+                             "--json"], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 130, result.stderr
+    assert "interrupted" in result.stderr
+    doc = json.loads(result.stdout)
+    statuses = [s for p in doc["sweep"]["policies"] for s in p["status"]]
+    assert "ok" in statuses and "interrupted" in statuses
+
+
+def test_buckets_resample_and_noresample(sample_5k):
+    doc = run_json("buckets", sample_5k, "--ranks=8192", "--tradeoff=1,8")
+    assert doc["options"]["pool_documents"] > 8192
+    assert doc["input"]["count"] == 5000
+    assert len(doc["tradeoff"]) == 2
+    err = run("buckets", sample_5k, "--ranks=8192", "--noresample", check=1).stderr
+    assert "--ranks=8192" in err and "documents" in err and "lengths[" not in err
+
+
+# ---- every error of issue 17: a clear message and the documented exit code ----
+
+def test_directory_input_is_bad_input(tmp_path):
+    err = run("stats", tmp_path, check=1).stderr
+    assert "is a directory" in err and "internal" not in err
+
+
+def test_utf8_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf5\n300\n70\n")
+    assert run_json("stats", path, "--cost=tokens")["input"]["count"] == 3
+
+
+def test_twenty_digit_number_is_too_large(tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_text("5\n12345678901234567890\n")
+    err = run("stats", path, check=1).stderr
+    assert "big.txt:2" in err and "too large" in err and "9223372036854775807" in err
+
+
+def test_simulate_max_tokens_below_capacity_is_usage(small_txt):
+    err = run("simulate", small_txt, "--max-tokens", "100", check=2).stderr
+    assert "--max-tokens=100" in err and "--capacity=8192" in err
+    assert "max_tokens_per_microbatch" not in err
+
+
+def test_buckets_budget_error_names_file_line_and_flag(small_txt):
+    err = run("buckets", small_txt, "--max-padded-tokens=1000", check=1).stderr
+    # 1200, the first length over the budget, is on line 5 after the comment.
+    assert "small.txt:5: length 1200" in err and "--max-padded-tokens" in err
+    assert "lengths[" not in err and "max_padded_tokens" not in err
+
+
+def test_progress_bar_is_cleared_before_output(small_txt):
+    import pty
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([CLI, "simulate", str(small_txt), "--ranks=1,2", "--steps=50",
+                             "--policies=random", "--cost=tokens"], stdout=slave, stderr=slave,
+                            env=child_env())
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=60)
+    os.close(master)
+    out = b"".join(chunks).decode()
+    assert proc.returncode == 0
+    head = out.index("# 12 documents")
+    if "[" in out[:head]:  # a bar was drawn: it was erased first
+        assert out[:head].endswith("\r\x1b[K"), repr(out[:head][-80:])
+
+
+def _help_flag(command, flag):
+    text = run(command, "--help", check=0).stdout
+    line = [l for l in text.splitlines() if l.startswith(f"  --{flag}=")][0]
+    return line
+
+
+def test_help_defaults_are_what_each_command_does(small_txt):
+    # plan picks the fewest microbatches that hold the batch.
+    assert "(default: 1)" not in _help_flag("plan", "microbatches")
+    assert "fewest" in _help_flag("plan", "microbatches")
+    # report: 16,384-token microbatches, 4 per rank.
+    assert "(default: 16384)" in _help_flag("report", "capacity")
+    assert "(default: 4)" in _help_flag("report", "microbatches")
+    # --ranks per command, checked against the JSON.
+    assert "(default: 1024" in _help_flag("simulate", "ranks")
+    doc = run_json("simulate", small_txt, "--steps=1", "--policies=random", "--cost=tokens",
+                   "--capacity=64")
+    assert doc["settings"]["ranks"] == 1024
+    assert "(default: 8)" in _help_flag("buckets", "ranks")
+    assert run_json("buckets", small_txt, "--cost=tokens")["options"]["num_ranks"] == 8
+    assert "(default: 8)" in _help_flag("plan", "ranks")
+    assert run_json("plan", small_txt, "--cost=tokens")["options"]["num_ranks"] == 8
+
+
+def test_help_points_to_an_absolute_docs_path():
+    text = run("--help", check=0).stdout
+    line = [l for l in text.splitlines() if l.startswith("Documentation: ")][0]
+    path = line.split(": ", 1)[1]
+    assert os.path.isabs(path) and os.path.isfile(path) and path.endswith("cli.md")

@@ -57,7 +57,8 @@ def test_prints_where_the_report_is(report):
     out, result = report
     lines = result.stdout.splitlines()
     assert lines[-1] == "report: " + os.path.join(str(out), "index.html")
-    assert lines[0].startswith("recommendation: use ")
+    assert lines[0].startswith(("recommendation: Use ", "recommendation: No change needed"))
+    assert "Assumed:" in lines[0] and "Setting:" in lines[0]
 
 
 def test_html_references_only_existing_files(report):
@@ -129,3 +130,112 @@ def test_screenshot_in_headless_chromium(report):
     # appear only inside the SVG plots: the images loaded and were drawn.
     assert _has_colour(pixels, (0x00, 0x72, 0xB2)), "no plot colour: figures not rendered?"
     assert _has_colour(pixels, (0xD5, 0x5E, 0x00)), "no second series colour"
+
+
+# ---- a 5,000-document sample at 8,192 GPUs (issue 17) -------------------------
+
+def _sample(path):
+    import random
+    rng = random.Random(17)
+    path.write_text("".join(f"{min(200000, int(64 * rng.paretovariate(1.3)))}\n"
+                            for _ in range(5000)))
+    return path
+
+
+def _sample_report(tmp_path_factory, *extra):
+    out = tmp_path_factory.mktemp("sample_report")
+    data = _sample(out / "sample.txt")
+    result = subprocess.run([CLI, "report", str(data), "--out", str(out / "page"),
+                             "--report-steps=1", "--capacity=256", "--microbatches=1",
+                             "--ranks=64,8192", "--decide-at=64,8192", *extra],
+                            capture_output=True, text=True, timeout=300, env=child_env())
+    assert result.returncode == 0, result.stderr
+    with open(out / "page" / "report.json", encoding="utf-8") as f:
+        return out / "page", json.load(f), result
+
+
+@pytest.fixture(scope="module")
+def sample_report(tmp_path_factory):
+    return _sample_report(tmp_path_factory)
+
+
+def test_sample_report_resamples_and_never_fails(sample_report):
+    _, doc, result = sample_report
+    for p in doc["sweep"]["policies"]:
+        assert p["status"] == ["ok", "resampled"], p["policy"]
+        assert all(v is not None and 0 < v <= 1 for v in p["relative_throughput"])
+    assert "drawn with replacement" in doc["sweep"]["note"]
+    rec = doc["recommendation"]
+    assert rec["decide_at"] == [64, 8192]
+    assert len(rec["losses"]) == 4 and all(len(x["throughput_lost"]) == 2 for x in rec["losses"])
+    assert "Assumed:" in rec["text"] and "same memory, 256 tokens" in rec["text"]
+    assert result.stdout.startswith("recommendation: ")
+
+
+def test_step_section_agrees_with_the_sweep_table(sample_report):
+    _, doc, _ = sample_report
+    sweep = {p["policy"]: p for p in doc["sweep"]["policies"]}
+    column = doc["sweep"]["ranks"].index(doc["step"]["ranks"])
+    for p in doc["step"]["policies"]:
+        s = sweep[p["sweep_policy"]]
+        assert p["balance_efficiency"] == s["balance_efficiency"][column]
+        assert p["relative_throughput"] == s["relative_throughput"][column]
+    # Same memory: random dealing cuts at --capacity, so its fill is not
+    # diluted by the planner's slack.
+    assert {p["max_tokens_per_microbatch"] for p in doc["step"]["policies"]} == {256}
+
+
+def test_padding_section_uses_the_report_setup(sample_report):
+    _, doc, _ = sample_report
+    settings = doc["padding"]["settings"]
+    assert settings["max_padded_tokens"] == 256 and settings["num_ranks"] == 64
+    assert "--capacity" in doc["padding"]["note"]
+
+
+def test_noresample_report_shows_na(tmp_path_factory):
+    page, doc, _ = _sample_report(tmp_path_factory, "--noresample")
+    for p in doc["sweep"]["policies"]:
+        assert p["status"] == ["ok", "n/a"]
+    text = (page / "index.html").read_text(encoding="utf-8")
+    assert "n/a: needs" in text
+
+
+def test_no_change_needed_below_the_threshold(tmp_path_factory):
+    _, doc, _ = _sample_report(tmp_path_factory, "--min-gain=99")
+    assert doc["recommendation"]["change_needed"] is False
+    assert doc["recommendation"]["text"].startswith("No change needed")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_sample_page_in_headless_chromium_has_every_section(sample_report):
+    page, _, _ = sample_report
+    with tempfile.TemporaryDirectory() as profile:
+        result = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={profile}", "--dump-dom", "file://" + str(page / "index.html")],
+            capture_output=True, text=True, timeout=180, env=child_env())
+    assert result.returncode == 0, result.stderr[-2000:]
+    dom = result.stdout
+    for heading in ("Recommendation:", "Length distribution", "The tail",
+                    "Balance versus number of GPUs", "One step, rank by rank",
+                    "Padding versus mixing", "How the recommendation was made"):
+        assert heading in dom, heading
+    assert "error" not in dom.lower()
+
+
+def test_interrupted_report_keeps_the_finished_points(tmp_path):
+    data = _sample(tmp_path / "sample.txt")
+    env = child_env()
+    env["FLOPSPACK_CLI_INTERRUPT_AFTER"] = "2"  # random dealing's sweep, then Ctrl-C
+    result = subprocess.run([CLI, "report", str(data), "--out", str(tmp_path / "page"),
+                             "--report-steps=1", "--capacity=256", "--microbatches=1",
+                             "--ranks=64", "--decide-at=64"],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 130, result.stderr
+    with open(tmp_path / "page" / "report.json", encoding="utf-8") as f:
+        doc = json.load(f)
+    assert doc["interrupted"] is True
+    statuses = [p["status"][0] for p in doc["sweep"]["policies"]]
+    assert statuses[0] == "ok" and "interrupted" in statuses
+    assert (tmp_path / "page" / "index.html").is_file()

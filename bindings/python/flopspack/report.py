@@ -140,7 +140,8 @@ def plot_balance(plt, sweep, out_dir):
               ("relative_throughput", "throughput (%) of a balanced, unpadded run"))
     for ax, (key, ylabel) in zip(axes, panels):
         for i, policy in enumerate(sweep["policies"]):
-            ax.plot(ranks, [100 * v for v in policy[key]], marker="o", markersize=4,
+            ax.plot(ranks, [float("nan") if v is None else 100 * v for v in policy[key]],
+                    marker="o", markersize=4,
                     color=PALETTE[i % len(PALETTE)], label=policy["label"])
         ax.set_xscale("log", base=2)
         ax.set_xticks(ranks)
@@ -191,9 +192,55 @@ def plot_padding(plt, padding, out_dir):
     return _save(fig, out_dir, "padding.svg")
 
 
+def _sweep_cell(policy, i, key):
+    """A sweep table cell: the value, "n/a: needs N documents", "interrupted",
+    or the value with * when it ran on documents drawn with replacement."""
+    status = policy.get("status", ["ok"] * len(policy[key]))[i]
+    if status == "n/a":
+        return f"n/a: needs {_fmt_int(policy['documents_needed'][i])} documents"
+    if status == "interrupted" or policy[key][i] is None:
+        return "interrupted" if status == "interrupted" else "-"
+    return _fmt_pct(policy[key][i]) + ("*" if status == "resampled" else "")
+
+
 def _figure(name, caption):
     return (f'<figure><img src="{html.escape(name)}" alt="{html.escape(caption)}">'
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+
+QUALITY_TITLES = {
+    "fitted": "fitted (per sequence + per document + linear + quadratic)",
+    "flops": "FLOPs formula, scaled (a·FLOPs + b)",
+    "tokens": "tokens, scaled (a·tokens + b)",
+}
+
+
+def _cost_model_section(model):
+    """Which cost model every figure uses and, for a calibrated one, how well
+    each model predicted the measured times (docs/cost-models.md)."""
+    out = [f'<p>Every cost on this page is {html.escape(model["summary"])}.</p>']
+    quality = model.get("quality") or []
+    if not quality:
+        out.append(
+            '<p class="note">Not measured on your model and hardware: how well it predicts '
+            "real step times is unknown. Calibrate with <code>flopspack.torch.calibrate</code> "
+            "(or time packed sequences yourself and run <code>flopspack fit SAMPLES --save "
+            "model.json</code>), then pass <code>--cost-file model.json</code>: this section "
+            "then shows how well each cost model predicts your times.</p>")
+        return out
+    rows = []
+    for row in quality:
+        h = row.get("held_out")
+        rows.append([QUALITY_TITLES.get(row["model"], row["model"]),
+                     f'{row["train"]["r_squared"]:.3f}',
+                     f'{h["r_squared"]:.3f}' if h else "-",
+                     _fmt_pct(h["mean_relative_error"]) if h else "-",
+                     _fmt_pct(h["max_relative_error"]) if h else "-"])
+    out.append('<p class="note">How well each cost model predicted the calibration samples '
+               "(held out: samples kept out of every fit).</p>")
+    out.append(_table(["cost model", "R² train", "R² held out", "mean relative error held out",
+                       "max relative error held out"], rows))
+    return out
 
 
 def render(doc, out_dir):
@@ -218,8 +265,29 @@ def render(doc, out_dir):
 
     rec = doc.get("recommendation")
     if rec:
-        parts.append(f'<div class="decision"><b>Recommendation:</b> {html.escape(rec["text"])}'
-                     "</div>")
+        if rec.get("headline") and rec.get("losses"):
+            labels = {p["policy"]: p["label"] for p in (doc.get("sweep") or {}).get("policies", [])}
+            losses = _table(
+                ["throughput lost at"] + [f"{_fmt_int(c)} GPUs" for c in rec["decide_at"]],
+                [[labels.get(x["policy"], x["policy"])] +
+                 [_fmt_pct(v) if v is not None else "n/a" for v in x["throughput_lost"]]
+                 for x in rec["losses"]])
+            setting = html.escape(rec.get("setting", ""))
+            if rec.get("change_needed"):
+                setting = f"<code>{setting}</code>"
+            if rec.get("python"):
+                setting += "<br>Python: <code>" + html.escape(rec["python"]) + "</code>"
+            parts.append(
+                f'<div class="decision"><b>Recommendation:</b> {html.escape(rec["headline"])}'
+                f'{losses}<p>{html.escape(rec.get("scale", ""))}</p>'
+                f'<p>{html.escape(rec.get("assumed", ""))}</p>'
+                f"<p><b>Setting:</b> {setting}</p></div>")
+        else:
+            parts.append(f'<div class="decision"><b>Recommendation:</b> '
+                         f'{html.escape(rec["text"])}</div>')
+        if doc.get("interrupted"):
+            parts.append('<p class="note">Interrupted: the page holds the points finished; '
+                         "the others read 'interrupted'.</p>")
 
     stats = doc.get("stats")
     if stats:
@@ -263,16 +331,24 @@ def render(doc, out_dir):
     if sweep:
         parts.append("<h2>Balance versus number of GPUs</h2>")
         parts.append(_figure(plot_balance(plt, sweep, out_dir),
-                             "Balance efficiency of each policy as the data-parallel world "
-                             "grows: where the curve drops, the tail starts to cost."))
+                             "Balance efficiency and throughput of each policy as the "
+                             "data-parallel world grows (points marked * in the tables ran on "
+                             "documents drawn with replacement from the file)."))
         if sweep.get("note"):
             parts.append(f'<p class="note">{html.escape(sweep["note"])}</p>')
         for key, title in (("balance_efficiency", "Balance efficiency"),
                            ("relative_throughput", "Throughput relative to a balanced, unpadded run")):
             parts.append(f"<p><b>{title}</b></p>")
             parts.append(_table(["policy"] + [_fmt_int(r) for r in sweep["ranks"]],
-                                [[p["label"]] + [_fmt_pct(v) for v in p[key]]
+                                [[p["label"]] + [_sweep_cell(p, i, key)
+                                                 for i in range(len(sweep["ranks"]))]
                                  for p in sweep["policies"]]))
+        if any(s == "resampled" for p in sweep["policies"] for s in p.get("status", [])):
+            parts.append('<p class="note">* The file holds fewer documents than one step at '
+                         "these GPU counts needs: the points ran on documents drawn with "
+                         "replacement from it (the question is about the length distribution, "
+                         "not the file). <code>--noresample</code> shows them as n/a "
+                         "instead.</p>")
 
     step = doc.get("step")
     if step:
@@ -283,13 +359,18 @@ def render(doc, out_dir):
         if step.get("note"):
             parts.append(f'<p class="note">{html.escape(step["note"])}</p>')
         parts.append(_table(
-            ["policy", "max rank cost", "mean rank cost", "max / mean", "balance efficiency"],
-            [[p["label"], _fmt_si(max(p["rank_costs"])),
-              _fmt_si(sum(p["rank_costs"]) / len(p["rank_costs"])), f"{p['max_over_mean']:.3f}",
-              _fmt_pct(1 / p["max_over_mean"])] for p in step["policies"]]))
+            ["policy", "memory (tokens per microbatch)", "this step: max / mean",
+             f"balance efficiency (sweep, {_fmt_int(step['ranks'])} GPUs)",
+             f"throughput (sweep, {_fmt_int(step['ranks'])} GPUs)"],
+            [[p["label"], _fmt_int(p.get("max_tokens_per_microbatch", 0)),
+              f"{p['max_over_mean']:.3f}", _fmt_pct(p.get("balance_efficiency")),
+              _fmt_pct(p.get("relative_throughput"))] for p in step["policies"]]))
 
     padding = doc.get("padding")
-    if padding:
+    if padding and not padding.get("points"):
+        parts.append("<h2>Padding versus mixing</h2>")
+        parts.append(f'<p class="note">{html.escape(padding.get("note", "n/a"))}</p>')
+    elif padding:
         parts.append("<h2>Padding versus mixing</h2>")
         parts.append(_figure(plot_padding(plt, padding, out_dir),
                              "Each padded policy: the share of computed tokens that are real, "
@@ -303,6 +384,9 @@ def render(doc, out_dir):
     if rec and rec.get("details"):
         parts.append("<h2>How the recommendation was made</h2>")
         parts.append(f'<p>{html.escape(rec["details"])}</p>')
+
+    parts.append("<h2>The cost model</h2>")
+    parts.extend(_cost_model_section(doc["model"]))
 
     parts.append('<footer>Made by <code>flopspack report</code>; the numbers are in '
                  '<a href="report.json">report.json</a> (schema '

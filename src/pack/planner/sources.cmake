@@ -1,12 +1,15 @@
 # The step planner: documents into ranks x microbatches, its baselines, slot
 # order and the streaming step planner.
 target_sources(flopspack_objects PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/balanced_split.cc
+  ${CMAKE_CURRENT_LIST_DIR}/cut_to_share.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_documents.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_baselines.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_order.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_planner.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_planner_state.cc)
 list(APPEND FLOPSPACK_PACK_TESTS
+  ${CMAKE_CURRENT_LIST_DIR}/balanced_split_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_documents_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_planner_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_planner_state_test.cc)

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "pack/planner/balanced_split.h"
+#include "pack/planner/cut_to_share.h"
 #include "pack/planner/planner_baselines.h"
 #include "pack/planner/planner_documents.h"
 #include "pack/primitives/bin_packing.h"
@@ -178,6 +180,166 @@ absl::Status SplitIntoRoom(Items& items, absl::Span<const double> costs, int64_t
   return absl::OkStatus();
 }
 
+// Under split, the pieces BalancedPieceCounts gives each kept document
+// (indexed by position in lengths; 0 for the others), costed as cut into
+// the fewest near-equal pieces of at most cap tokens.
+absl::StatusOr<BalancedCut> BalancedCounts(const cost::CostModel& model,
+                                           absl::Span<const int64_t> lengths,
+                                           absl::Span<const int64_t> kept, int64_t r, int64_t cap) {
+  std::vector<int64_t> kept_lengths(kept.size());
+  for (size_t k = 0; k < kept.size(); ++k) kept_lengths[k] = lengths[kept[k]];
+  std::vector<double> kept_costs(kept.size());
+  if (absl::Status s = model.DocumentCosts(kept_lengths, absl::MakeSpan(kept_costs)); !s.ok()) {
+    return s;
+  }
+  for (size_t k = 0; k < kept.size(); ++k) {
+    if (kept_lengths[k] <= cap) continue;
+    absl::StatusOr<double> c =
+        NearEqualCost(model, kept_lengths[k], CapPieces(kept_lengths[k], cap));
+    if (!c.ok()) return c.status();
+    kept_costs[k] = *c;
+  }
+  if (absl::Status s = util::CheckCosts("document cost", kept_costs); !s.ok()) return s;
+  absl::StatusOr<BalancedCut> cut = BalancedPieceCounts(model, kept_lengths, kept_costs, r, cap);
+  if (!cut.ok()) return cut.status();
+  BalancedCut out;
+  out.longest = cut->longest;
+  out.pieces.assign(lengths.size(), 0);
+  for (size_t k = 0; k < kept.size(); ++k) out.pieces[kept[k]] = cut->pieces[k];
+  return out;
+}
+
+// Recuts the documents whose cap-sized piece (or whole self) costs more
+// than the share into their balanced count of near-equal pieces; the other items (whole documents
+// and cap-sized pieces) keep their order and costs. Items of one document
+// are contiguous, in the order of `kept`.
+absl::Status RecutHeavy(Items& items, std::vector<double>& costs, const cost::CostModel& model,
+                        absl::Span<const int64_t> lengths, const BalancedCut& balanced,
+                        int64_t cap) {
+  std::vector<int64_t> want(lengths.size(), 0);
+  for (size_t doc = 0; doc < lengths.size(); ++doc) {
+    if (balanced.pieces[doc] > 0 && std::min(lengths[doc], cap) > balanced.longest) {
+      want[doc] = balanced.pieces[doc];
+    }
+  }
+  Items out;
+  std::vector<double> out_costs;
+  std::vector<size_t> fresh;  // items of out whose cost is computed below
+  for (size_t i = 0; i < items.size();) {
+    const int64_t doc = items.doc[i];
+    size_t end = i + 1;
+    while (end < items.size() && items.doc[end] == doc) ++end;
+    if (want[doc] == 0) {
+      for (size_t j = i; j < end; ++j) {
+        out.Add(doc, items.tokens[j]);
+        out_costs.push_back(costs[j]);
+      }
+    } else {
+      for (int64_t p = 0; p < want[doc]; ++p) {
+        fresh.push_back(out.size());
+        out.Add(doc, NearEqualPiece(lengths[doc], want[doc], p));
+        out_costs.push_back(0);
+      }
+    }
+    i = end;
+  }
+  std::vector<int64_t> fresh_tokens(fresh.size());
+  for (size_t f = 0; f < fresh.size(); ++f) fresh_tokens[f] = out.tokens[fresh[f]];
+  absl::StatusOr<std::vector<double>> c = ItemCosts(model, fresh_tokens);
+  if (!c.ok()) return c.status();
+  for (size_t f = 0; f < fresh.size(); ++f) out_costs[fresh[f]] = (*c)[f];
+  items = std::move(out);
+  costs = std::move(out_costs);
+  return absl::OkStatus();
+}
+
+// Rank balance (mean / max rank cost) of items placed in r x m
+// microbatches, and the heaviest rank: rank cost = the sum of item costs
+// plus the overhead of each non-empty microbatch (exact for an additive
+// model, the comparison the fallbacks need for any).
+std::pair<double, double> RankBalance(const Items& items, absl::Span<const double> costs,
+                                      double overhead, int64_t r, int64_t m) {
+  std::vector<double> rank(r, 0.0);
+  std::vector<char> used(r * m, 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int32_t w = items.where[i];
+    if (w < 0) continue;
+    rank[w / m] += costs[i];
+    if (!used[w]) {
+      used[w] = 1;
+      rank[w / m] += overhead;
+    }
+  }
+  return {BalanceEfficiency(rank), *std::max_element(rank.begin(), rank.end())};
+}
+
+// Replaces items and costs by other's when its rank balance is higher (the
+// figure the plan is judged by; cuts change the total, so the lighter
+// heaviest rank is the tie-break).
+void KeepLighter(Items& items, std::vector<double>& costs, Items& other,
+                 std::vector<double>& other_costs, double overhead, int64_t r, int64_t m,
+                 double margin, StepStats::PlannedBy by, StepStats* stats) {
+  const std::pair<double, double> mine = RankBalance(items, costs, overhead, r, m);
+  const std::pair<double, double> theirs = RankBalance(other, other_costs, overhead, r, m);
+  if (theirs.first > mine.first + margin ||
+      (margin == 0 && theirs.first == mine.first && theirs.second < mine.second)) {
+    items = std::move(other);
+    costs = std::move(other_costs);
+    if (stats != nullptr) stats->planned_by = by;
+  }
+}
+
+// The cut to the share cuts documents at rank and microbatch boundaries
+// (hundreds more cuts than the document-level plan on a 1,024-rank step), so
+// it is tried only below this balance: above it, keeping documents whole is
+// worth more than the last fraction of a percent.
+constexpr double kCutToShareBelow = 0.99;
+
+// The fallbacks where documents had to be cut: the token-balanced planner
+// on the cap-sized pieces (when every rank must be full, balancing tokens
+// can win), replacing the plan when its rank balance is higher; then, when
+// the plan is still below kCutToShareBelow, the cut to the share
+// (cut_to_share.h), replacing it when its balance is higher by more than the
+// planner's tolerance.
+absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut,
+                          const cost::CostModel& model, absl::Span<const int64_t> lengths,
+                          absl::Span<const int64_t> kept, const StepOptions& o, int64_t m,
+                          int64_t total, StepStats* stats) {
+  const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
+  const double overhead = model.SequenceOverhead();
+  if (stats != nullptr) stats->documents_balance = RankBalance(items, costs, overhead, r, m).first;
+  StepOptions fixed = o;
+  fixed.microbatches_per_rank = m;
+  std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
+  absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<std::vector<double>> capcut_costs = ItemCosts(model, capcut.tokens);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
+  capcut_costs = ItemCosts(model, capcut.tokens);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  KeepLighter(items, costs, capcut, *capcut_costs, overhead, r, m, 0, StepStats::PlannedBy::kTokens,
+              stats);
+  if (RankBalance(items, costs, overhead, r, m).first >= kCutToShareBelow) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<SharePiece>> cut = CutToShare(model, lengths, kept, r, m, cap);
+  if (!cut.ok()) return cut.status();
+  if (!cut->empty() && static_cast<int64_t>(cut->size()) <= kMaxStepItems) {
+    Items other;
+    other.Reserve(cut->size());
+    for (const SharePiece& p : *cut) {
+      other.Add(p.doc, p.tokens);
+      other.where.back() = p.where;
+    }
+    absl::StatusOr<std::vector<double>> other_costs = ItemCosts(model, other.tokens);
+    if (!other_costs.ok()) return other_costs.status();
+    KeepLighter(items, costs, other, *other_costs, overhead, r, m, o.tolerance,
+                StepStats::PlannedBy::kCutToShare, stats);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t StepItemBudget(const StepOptions& o) {
@@ -291,6 +453,24 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
 
   int64_t m = fixed_m;
   std::vector<double> costs;
+  // Under split every document may be cut: each gets the pieces balance
+  // needs (balanced_split.h; 1 or ceil(L / cap) for most). A heavy document
+  // needs more than the cap asks; documents over the cap or heavy ones make
+  // the step divisible: the default planner recuts the heavy ones, tries
+  // its fallbacks, and the lower bound treats cut documents as divisible.
+  BalancedCut balanced;
+  bool heavy = false, divisible = false;
+  if (o.overflow == Overflow::kSplit && !kept.empty()) {
+    absl::StatusOr<BalancedCut> counts = BalancedCounts(model, lengths, kept, r, cap);
+    if (!counts.ok()) return counts.status();
+    balanced = std::move(*counts);
+    for (int64_t i : kept) {
+      heavy = heavy || std::min(lengths[i], cap) > balanced.longest;
+      divisible = divisible || lengths[i] > cap;
+    }
+    divisible = divisible || heavy;
+  }
+  Items capcut;  // the items cut at the cap, for the fallbacks
   if (o.algorithm == StepAlgorithm::kRandom) {
     // Under defer, the documents past R x M x cap tokens (in input order)
     // wait; the rest are concatenated, cut and dealt.
@@ -332,6 +512,18 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
+    // Only the default planner cuts for balance; the baselines cut at the
+    // cap, as the pipelines they stand for do.
+    if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
+      capcut = items;
+      int64_t extra = 0;
+      for (int64_t i : kept) extra += balanced.pieces[i] - CapPieces(lengths[i], cap);
+      if (heavy && pieces + extra <= StepItemBudget(o)) {
+        if (absl::Status s = RecutHeavy(items, costs, model, lengths, balanced, cap); !s.ok()) {
+          return s;
+        }
+      }
+    }
     if (o.algorithm == StepAlgorithm::kSequences) {
       absl::Status status;
       m = RunSequences(items, model, o, status);
@@ -352,12 +544,21 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   // What the algorithm could not place.
   if (o.overflow == Overflow::kSplit) {
     if (absl::Status s = SplitIntoRoom(items, costs, r, m, cap); !s.ok()) return s;
-    // New pieces need their own costs.
+    // New pieces need their own costs, and the items they were cut from
+    // new ones.
     if (items.size() > costs.size()) {
-      absl::StatusOr<std::vector<double>> c =
-          ItemCosts(model, absl::MakeConstSpan(items.tokens).subspan(costs.size()));
+      absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
       if (!c.ok()) return c.status();
-      costs.insert(costs.end(), c->begin(), c->end());
+      costs = std::move(*c);
+    }
+    // Where documents had to be cut, the fallback cut to the share
+    // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
+    if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
+      if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, lengths, kept, o, m,
+                                        total, stats);
+          !s.ok()) {
+        return s;
+      }
     }
   } else {
     for (size_t i = 0; i < items.size(); ++i) {
@@ -449,12 +650,55 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   for (size_t i = 0; i < items.size() && !any_piece; ++i) {
     any_piece = items.tokens[i] != lengths[items.doc[i]];
   }
-  if (any_piece) {
-    std::vector<int32_t> pieces_of(n, 0);
+  std::vector<int32_t> pieces_of;
+  if (any_piece || heavy) {
+    pieces_of.assign(n, 0);
     for (size_t i = 0; i < items.size(); ++i) {
       if (items.where[i] >= 0) ++pieces_of[items.doc[i]];
     }
     for (int64_t i = 0; i < n; ++i) metrics.split_items += pieces_of[i] > 1 ? 1 : 0;
+  }
+  if (o.overflow == Overflow::kSplit && (any_piece || heavy)) {
+    // The honest bound: a document may be cut into as many pieces as
+    // balance needs or as this plan made (so the plan is one of the plans
+    // bounded); the others are whole.
+    std::vector<int64_t> cut_lengths, cut_pieces;
+    double whole_cost = 0, largest_whole = 0;
+    int64_t tokens = 0;
+    auto most = [&](size_t doc) {
+      return std::max<int64_t>(balanced.pieces.empty() ? 1 : balanced.pieces[doc], pieces_of[doc]);
+    };
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items.where[i] < 0) continue;
+      tokens += items.tokens[i];
+      if (most(items.doc[i]) == 1) {
+        whole_cost += costs[i];
+        largest_whole = std::max(largest_whole, costs[i]);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (pieces_of[i] > 0 && most(i) > 1) {
+        cut_lengths.push_back(lengths[i]);
+        cut_pieces.push_back(most(i));
+      }
+    }
+    for (const bool per_rank : {true, false}) {
+      absl::StatusOr<double> bound =
+          DivisibleLowerBound(model, cut_lengths, cut_pieces, whole_cost, largest_whole, tokens,
+                              cap, per_rank ? r : r * m);
+      if (!bound.ok()) return bound.status();
+      // Above the plan only for a cost that is not convex in length
+      // (docs/planner.md): the plan itself is then the best bound known.
+      if (per_rank) {
+        metrics.rank_lower_bound = std::min(*bound, metrics.max_rank_cost);
+        metrics.rank_gap_to_lower_bound =
+            metrics.rank_lower_bound > 0 ? metrics.max_rank_cost / metrics.rank_lower_bound - 1 : 0;
+      } else {
+        metrics.lower_bound = std::min(*bound, metrics.max_group_cost);
+        metrics.gap_to_lower_bound =
+            metrics.lower_bound > 0 ? metrics.max_group_cost / metrics.lower_bound - 1 : 0;
+      }
+    }
   }
   std::sort(deferred.begin(), deferred.end());
   for (int64_t d : deferred) {

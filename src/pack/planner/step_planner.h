@@ -15,6 +15,13 @@
 // (an error naming the document), or deferred (listed in the plan's
 // deferred list, not placed). M = 0 asks for the fewest microbatches per
 // rank that hold the whole batch.
+// Split for balance (the default algorithm, overflow split): a document
+// whose cap-sized pieces would cost more than a rank's share is cut into
+// more, near-equal pieces (balanced_split.h); where documents had to be cut,
+// the cut to the share (cut_to_share.h) and the token-balanced planner
+// replace the plan when their rank balance is higher (StepStats records
+// which). The lower bound of such a plan treats cut documents as divisible
+// (balanced_split.h, DivisibleLowerBound).
 //
 // Complexity: O(n log n) for the document-level planner plus its bounded
 // refinement; O(R M) to build the plan. Deterministic: same inputs, options
@@ -59,6 +66,14 @@ struct StepOptions {
 struct StepStats {
   int64_t refine_moves = 0;
   double max_rank_cost_after_lpt = 0;
+  // Which algorithm made the plan when the document-level planner fell
+  // back (only where documents had to be cut): not in the public metrics
+  // yet.
+  enum class PlannedBy { kDocuments, kCutToShare, kTokens };
+  PlannedBy planned_by = PlannedBy::kDocuments;
+  // The document-level plan's rank balance before the fallbacks were tried
+  // (0 when they were not).
+  double documents_balance = 0;
 };
 
 // The most microbatches one step has: num_ranks x microbatches_per_rank,
