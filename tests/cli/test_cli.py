@@ -688,3 +688,21 @@ def test_help_points_to_an_absolute_docs_path():
     line = [l for l in text.splitlines() if l.startswith("Documentation: ")][0]
     path = line.split(": ", 1)[1]
     assert os.path.isabs(path) and os.path.isfile(path) and path.endswith("cli.md")
+
+
+def test_buckets_overflow_truncates_or_defers_and_counts(small_txt):
+    over = [l for l in SMALL if l > 1000]
+    assert over  # the budget below leaves some samples over it
+    common = ("buckets", small_txt, "--cost=tokens", "--max-padded-tokens=1000", "--ranks=1")
+    doc = run_json(*common, "--overflow=truncate")
+    m = doc["metrics"]
+    assert doc["options"]["overflow"] == "truncate"
+    assert m["truncated_items"] == len(over)
+    assert m["truncated_tokens"] == sum(l - 1000 for l in over)
+    assert m["real_tokens"] + m["truncated_tokens"] == sum(SMALL)
+    doc = run_json(*common, "--overflow=defer")
+    m = doc["metrics"]
+    assert m["deferred_items"] == len(over) and m["deferred_tokens"] == sum(over)
+    assert m["real_tokens"] + m["deferred_tokens"] == sum(SMALL)
+    err = run(*common, "--overflow=split", check=2).stderr
+    assert "--overflow=split: expected error, truncate, defer" in err
