@@ -93,6 +93,8 @@ FLOPSPACK_WRAP(flopspack_swig_plan_deferred)
 FLOPSPACK_WRAP(flopspack_swig_plan_dropped)
 FLOPSPACK_WRAP(flopspack_swig_plan_csr_size)
 FLOPSPACK_WRAP(flopspack_swig_plan_csr)
+FLOPSPACK_WRAP(flopspack_swig_plan_group_offsets)
+FLOPSPACK_WRAP(flopspack_swig_plan_piece_offsets)
 /* streaming packer */
 FLOPSPACK_WRAP(flopspack_stream_packer_create)
 FLOPSPACK_WRAP(flopspack_stream_packer_push)
@@ -294,7 +296,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (int64_t* out_offsets, size_t num_out_offsets), (int64_t* out_items, size_t num_out_items),
   (int64_t* out_tokens, size_t num_out_tokens), (int64_t* out_ranks, size_t num_out_ranks),
   (int64_t* out_slots, size_t num_out_slots), (int64_t* out_real, size_t num_out_real),
-  (int64_t* out_computed, size_t num_out_computed)
+  (int64_t* out_computed, size_t num_out_computed), (int64_t* out_pieces, size_t num_out_pieces)
 };
 %apply uint64_t* OUT_UINT64 { uint64_t* out, uint64_t* documents, uint64_t* steps };
 %apply (const size_t* OFFSETS, size_t N) {
@@ -407,6 +409,10 @@ flopspack_status flopspack_swig_plan_group_items(const flopspack_plan* plan, siz
 flopspack_status flopspack_swig_plan_group_tokens(const flopspack_plan* plan, size_t group,
                                                   const int64_t** items, size_t* n) {
   return flopspack_plan_group(plan, group, NULL, items, n);
+}
+flopspack_status flopspack_swig_plan_group_offsets(const flopspack_plan* plan, size_t group,
+                                                   const int64_t** items, size_t* n) {
+  return flopspack_plan_group_offsets(plan, group, items, n);
 }
 flopspack_status flopspack_swig_plan_deferred(const flopspack_plan* plan, const int64_t** items,
                                               size_t* n) {
@@ -687,6 +693,31 @@ flopspack_status flopspack_swig_plan_csr(
       out_ranks[g] = (int64_t)rank;
       out_slots[g] = (int64_t)slot;
     }
+  }
+  return FLOPSPACK_OK;
+}
+/* The piece offsets of every entry (flopspack_plan_group_offsets), in the
+ * entry order of flopspack_swig_plan_csr: exactly `entries` values. */
+flopspack_status flopspack_swig_plan_piece_offsets(const flopspack_plan* plan,
+                                                   int64_t* out_pieces, size_t num_out_pieces) {
+  size_t groups = 0, entries = 0;
+  int has_slots = 0;
+  if (flopspack_status s = flopspack_swig_plan_csr_size(plan, &groups, &entries, &has_slots)) {
+    return s;
+  }
+  if (num_out_pieces != entries) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "the plan has " + std::to_string(entries) +
+                                   " entries: the piece offsets need as many values, not " +
+                                   std::to_string(num_out_pieces));
+  }
+  size_t at = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    const int64_t* offsets = NULL;
+    size_t n = 0;
+    if (flopspack_status s = flopspack_plan_group_offsets(plan, g, &offsets, &n)) return s;
+    if (n > 0) memcpy(out_pieces + at, offsets, n * sizeof(int64_t));
+    at += n;
   }
   return FLOPSPACK_OK;
 }

@@ -324,6 +324,21 @@ FLOPSPACK_API flopspack_status flopspack_plan_metrics(const flopspack_plan* plan
 
 FLOPSPACK_API void flopspack_plan_destroy(flopspack_plan* plan);
 
+/* Where each entry of a group starts in its item: a borrowed view of n
+ * offsets, entry k being the piece of item items[k] (flopspack_plan_group)
+ * that starts at token offsets[k] of the item and is tokens[k] long. A whole
+ * item, or one truncated to its first tokens, is one piece at offset 0; the
+ * pieces of a split item tile [0, its length) exactly, each token in one
+ * piece. In every plan but the stream packer's, all pieces of an item are in
+ * the plan, numbered in plan order (group 0 first, entry order within a
+ * group), each starting where the previous one ended; a stream packer plan
+ * may hold only some pieces of a document (the others come in earlier or
+ * later plans), each with its offset in the document. offsets may be NULL
+ * if not wanted. Valid until the plan is destroyed. */
+FLOPSPACK_API flopspack_status flopspack_plan_group_offsets(const flopspack_plan* plan,
+                                                            size_t group, const int64_t** offsets,
+                                                            size_t* n);
+
 /* ------------------------------------------------------------------------
  * Packing and balancing (docs/algorithms.md).
  *

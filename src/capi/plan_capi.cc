@@ -136,4 +136,16 @@ flopspack_status flopspack_plan_metrics(const flopspack_plan* plan,
 
 void flopspack_plan_destroy(flopspack_plan* plan) { delete plan; }
 
+flopspack_status flopspack_plan_group_offsets(const flopspack_plan* plan, size_t group,
+                                              const int64_t** offsets, size_t* n) {
+  return Guard([&] {
+    if (flopspack_status s = CheckGroup(plan, group)) return s;
+    if (flopspack_status s = RequireNonNull(n, "n")) return s;
+    const absl::Span<const int64_t> view = plan->plan.group_piece_offsets(group);
+    if (offsets != nullptr) *offsets = view.data();
+    *n = view.size();
+    return FLOPSPACK_OK;
+  });
+}
+
 }  // extern "C"

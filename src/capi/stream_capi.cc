@@ -104,11 +104,9 @@ flopspack_status flopspack_stream_packer_take(flopspack_stream_packer* packer,
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(packer, "packer")) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
-    auto plan = std::make_unique<flopspack_plan>();
     absl::StatusOr<flopspack::pack::Plan> taken = packer->packer->Take();
     if (!taken.ok()) return FromStatus(taken.status());
-    plan->plan = std::move(*taken);
-    *out = plan.release();
+    *out = new flopspack_plan(std::move(*taken));
     return FLOPSPACK_OK;
   });
 }

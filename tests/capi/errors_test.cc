@@ -435,6 +435,9 @@ std::vector<Row> Rows() {
       "a group index >= the group count", FLOPSPACK_OUT_OF_RANGE,
       "group 7 is out of range: the plan has 2 groups",
       [](Outs& o) { return flopspack_plan_group(PackedPlan(), 7, &o.view, nullptr, &o.size); });
+  add("PlanOffsetsOutOfRange", "`flopspack_plan_group_offsets`", "a group index >= the group count",
+      FLOPSPACK_OUT_OF_RANGE, "group 2 is out of range: the plan has 2 groups",
+      [](Outs& o) { return flopspack_plan_group_offsets(PackedPlan(), 2, &o.view, &o.size); });
   add("PlanSlotWithoutRanks", "`flopspack_plan_group_slot`", "a plan without ranks (pack, balance)",
       FLOPSPACK_INVALID_ARGUMENT, "this plan has no ranks",
       [](Outs& o) { return flopspack_plan_group_slot(PackedPlan(), 0, &o.size, &o.size); });
@@ -1077,6 +1080,22 @@ std::vector<Row> Rows() {
       "stream packer state: bad magic", [](Outs& o) {
         static const char junk[] = "definitely not a stream packer state";
         return flopspack_stream_packer_restore(junk, sizeof(junk), nullptr, &o.packer);
+      });
+
+  add("StreamRestoreVersion1", "`flopspack_stream_packer_restore`",
+      "bytes saved before piece offsets were kept (format version 1)", FLOPSPACK_INVALID_ARGUMENT,
+      "stream packer state: format version 1, this library reads version 2", [](Outs& o) {
+        flopspack_stream_options options = Stream(100);
+        flopspack_stream_packer* packer = nullptr;
+        flopspack_stream_packer_create(&options, nullptr, &packer);
+        size_t size = 0;
+        flopspack_stream_packer_save(packer, nullptr, 0, &size);
+        std::string bytes(size, '\0');
+        flopspack_stream_packer_save(packer, bytes.data(), size, &size);
+        flopspack_stream_packer_destroy(packer);
+        PutI64(bytes, 8, 1);
+        Reseal(bytes);
+        return flopspack_stream_packer_restore(bytes.data(), bytes.size(), nullptr, &o.packer);
       });
 
   // ---- Statistics.

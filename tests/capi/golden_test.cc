@@ -47,6 +47,11 @@ void ExpectPlan(const flopspack_plan* plan, const Value& want, const std::string
     ASSERT_EQ(flopspack_plan_group(plan, g, &items, &tokens, &n), FLOPSPACK_OK);
     EXPECT_EQ(std::vector<int64_t>(items, items + n), groups[g]["items"].AsInts()) << "group " << g;
     EXPECT_EQ(std::vector<int64_t>(tokens, tokens + n), groups[g]["tokens"].AsInts());
+    const int64_t* offsets = nullptr;
+    size_t n_offsets = 0;
+    ASSERT_EQ(flopspack_plan_group_offsets(plan, g, &offsets, &n_offsets), FLOPSPACK_OK);
+    EXPECT_EQ(std::vector<int64_t>(offsets, offsets + n_offsets), groups[g]["offsets"].AsInts())
+        << "group " << g;
     int64_t real = 0, computed = 0;
     double cost = 0;
     ASSERT_EQ(flopspack_plan_group_info(plan, g, &real, &computed, &cost), FLOPSPACK_OK);

@@ -376,6 +376,7 @@ TEST(NothingLostTest, BucketSamplerPadLastAndDropLast) {
 
 TEST(NothingLostTest, StreamPackerSplitAndTruncate) {
   Random rng(7);
+  int split_across_takes = 0;  // documents whose pieces came in two takes
   const int32_t policies[] = {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE,
                               FLOPSPACK_OVERFLOW_SPLIT};
   for (int32_t policy : policies) {
@@ -389,12 +390,18 @@ TEST(NothingLostTest, StreamPackerSplitAndTruncate) {
       flopspack_stream_packer* packer = nullptr;
       ASSERT_EQ(flopspack_stream_packer_create(&o, nullptr, &packer), FLOPSPACK_OK);
       std::vector<int64_t> lengths, placed;
+      std::vector<std::vector<std::pair<int64_t, int64_t>>> spans;  // over every take
+      std::vector<int> takes_of;  // takes holding a piece of the document
       auto take = [&] {
         flopspack_plan* plan = nullptr;
         ASSERT_EQ(flopspack_stream_packer_take(packer, &plan), FLOPSPACK_OK);
         const ReadPlan r = ReadBack(plan);
-        const Placement p = Place(r, lengths.size());
-        for (size_t i = 0; i < lengths.size(); ++i) placed[i] += p.tokens[i];
+        const Placement p = Place(r, lengths.size(), /*check_tiling=*/false);
+        for (size_t i = 0; i < lengths.size(); ++i) {
+          placed[i] += p.tokens[i];
+          spans[i].insert(spans[i].end(), p.spans[i].begin(), p.spans[i].end());
+          takes_of[i] += p.pieces[i] > 0 ? 1 : 0;
+        }
         for (int64_t real : r.real) EXPECT_LE(real, o.capacity);
         flopspack_plan_destroy(plan);
       };
@@ -404,6 +411,8 @@ TEST(NothingLostTest, StreamPackerSplitAndTruncate) {
         ASSERT_EQ(flopspack_stream_packer_push(packer, batch.data(), batch.size()), FLOPSPACK_OK);
         lengths.insert(lengths.end(), batch.begin(), batch.end());
         placed.resize(lengths.size(), 0);
+        spans.resize(lengths.size());
+        takes_of.resize(lengths.size(), 0);
         if (round % 3 == 0) take();
       }
       ASSERT_EQ(flopspack_stream_packer_flush(packer), FLOPSPACK_OK);
@@ -421,7 +430,11 @@ TEST(NothingLostTest, StreamPackerSplitAndTruncate) {
         } else {
           EXPECT_EQ(placed[i], lengths[i]) << "document " << i;
         }
+        // Pieces taken in different plans still tile the document (a
+        // truncated one: its first capacity tokens).
+        EXPECT_EQ(flopspack_test::TilingEnd(spans[i]), placed[i]) << "document " << i;
       }
+      for (size_t i = 0; i < lengths.size(); ++i) split_across_takes += takes_of[i] > 1 ? 1 : 0;
       EXPECT_EQ(totals.documents_pushed, lengths.size());
       EXPECT_EQ(totals.pieces_held, 0u);
       EXPECT_EQ(totals.truncated_documents, truncated);
@@ -430,6 +443,9 @@ TEST(NothingLostTest, StreamPackerSplitAndTruncate) {
       flopspack_stream_packer_destroy(packer);
     }
   }
+  // The offsets are tested where they matter: pieces of one document in
+  // different plans.
+  EXPECT_GT(split_across_takes, 0);
 }
 
 }  // namespace

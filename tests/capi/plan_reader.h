@@ -3,8 +3,10 @@
 #ifndef FLOPSPACK_TESTS_CAPI_PLAN_READER_H_
 #define FLOPSPACK_TESTS_CAPI_PLAN_READER_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "flopspack/flopspack.h"
@@ -13,7 +15,7 @@
 namespace flopspack_test {
 
 struct ReadPlan {
-  std::vector<std::vector<int64_t>> items, tokens;
+  std::vector<std::vector<int64_t>> items, tokens, offsets;
   std::vector<int64_t> real, computed;
   std::vector<double> cost;
   std::vector<int64_t> deferred, dropped;
@@ -30,6 +32,11 @@ inline ReadPlan ReadBack(const flopspack_plan* plan) {
     EXPECT_EQ(flopspack_plan_group(plan, g, &items, &tokens, &n), FLOPSPACK_OK);
     r.items.emplace_back(items, items + n);
     r.tokens.emplace_back(tokens, tokens + n);
+    const int64_t* offsets = nullptr;
+    size_t n_offsets = 0;
+    EXPECT_EQ(flopspack_plan_group_offsets(plan, g, &offsets, &n_offsets), FLOPSPACK_OK);
+    EXPECT_EQ(n_offsets, n);
+    r.offsets.emplace_back(offsets, offsets + n_offsets);
     int64_t real = 0, computed = 0;
     double cost = 0;
     EXPECT_EQ(flopspack_plan_group_info(plan, g, &real, &computed, &cost), FLOPSPACK_OK);
@@ -48,18 +55,37 @@ inline ReadPlan ReadBack(const flopspack_plan* plan) {
   return r;
 }
 
-// Per document (item index < n): tokens placed in groups and the number of
-// groups (pieces) it appears in; false if an item is out of range.
+// Per document (item index < n): tokens placed in groups, the number of
+// groups (pieces) it appears in and its pieces as (offset, tokens); false if
+// an item is out of range.
 struct Placement {
   std::vector<int64_t> tokens, pieces, deferred, dropped;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> spans;
 };
 
-inline Placement Place(const ReadPlan& r, size_t n) {
+// The pieces (offset, tokens) of one document tile [0, sum of tokens): the
+// first starts at 0, each next one where the previous ended. Returns the
+// end of the tiling (-1 if they do not tile).
+inline int64_t TilingEnd(std::vector<std::pair<int64_t, int64_t>> spans) {
+  std::sort(spans.begin(), spans.end());
+  int64_t end = 0;
+  for (const auto& [offset, tokens] : spans) {
+    if (offset != end || tokens <= 0) return -1;
+    end += tokens;
+  }
+  return end;
+}
+
+// check_tiling: every document's pieces in this plan tile [0, its tokens
+// here) (true for every plan but the stream packer's, whose pieces of a
+// document may span plans).
+inline Placement Place(const ReadPlan& r, size_t n, bool check_tiling = true) {
   Placement p;
   p.tokens.assign(n, 0);
   p.pieces.assign(n, 0);
   p.deferred.assign(n, 0);
   p.dropped.assign(n, 0);
+  p.spans.assign(n, {});
   for (size_t g = 0; g < r.items.size(); ++g) {
     for (size_t i = 0; i < r.items[g].size(); ++i) {
       const int64_t item = r.items[g][i];
@@ -67,7 +93,12 @@ inline Placement Place(const ReadPlan& r, size_t n) {
       if (item < 0 || static_cast<size_t>(item) >= n) continue;
       p.tokens[item] += r.tokens[g][i];
       ++p.pieces[item];
+      if (i < r.offsets[g].size()) p.spans[item].push_back({r.offsets[g][i], r.tokens[g][i]});
     }
+  }
+  for (size_t item = 0; check_tiling && item < n; ++item) {
+    EXPECT_EQ(TilingEnd(p.spans[item]), p.tokens[item])
+        << "the pieces of item " << item << " do not tile [0, its tokens)";
   }
   for (int64_t d : r.deferred) {
     EXPECT_TRUE(d >= 0 && static_cast<size_t>(d) < n) << "deferred " << d;

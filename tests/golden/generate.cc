@@ -187,6 +187,12 @@ void WritePlan(Writer& w, const flopspack_plan* plan, const std::string& indent)
     w.Raw(", ");
     w.Key("tokens");
     w.Ints(std::vector<int64_t>(tokens, tokens + n));
+    const int64_t* offsets = nullptr;
+    size_t n_offsets = 0;
+    Check(flopspack_plan_group_offsets(plan, g, &offsets, &n_offsets), "group_offsets");
+    w.Raw(", ");
+    w.Key("offsets");
+    w.Ints(std::vector<int64_t>(offsets, offsets + n_offsets));
     w.Raw(", ");
     w.Key("real_tokens");
     w.Int(real);

@@ -167,6 +167,7 @@ func TestGoldenCostModels(t *testing.T) {
 type goldenPlan struct {
 	Groups []struct {
 		Items, Tokens  []int64
+		Offsets        []int64
 		RealTokens     int64   `json:"real_tokens"`
 		ComputedTokens int64   `json:"computed_tokens"`
 		Cost           float64 `json:"cost"`
@@ -188,7 +189,7 @@ func checkPlan(t *testing.T, where string, p *Plan, want *goldenPlan) {
 	for g, wg := range want.Groups {
 		got := groups[g]
 		if !reflect.DeepEqual(got.Items, wg.Items) || !reflect.DeepEqual(got.Tokens, wg.Tokens) ||
-			got.RealTokens != wg.RealTokens || got.ComputedTokens != wg.ComputedTokens {
+			!reflect.DeepEqual(got.Offsets, wg.Offsets) || got.RealTokens != wg.RealTokens || got.ComputedTokens != wg.ComputedTokens {
 			t.Errorf("%s group %d: %+v, want %+v", where, g, got, wg)
 		}
 		sameBits(t, where+" cost", got.Cost, wg.Cost)

@@ -24,12 +24,14 @@ type GroupInfo struct {
 }
 
 // Group is one group: item indices into the input, the tokens each
-// contributes, the summary, and (for plans with ranks) its rank and slot.
+// contributes, the summary, (for plans with ranks) its rank and slot, and
+// where each entry's piece starts in its item (see Plan.Offsets).
 type Group struct {
 	Items, Tokens []int64
 	GroupInfo
 	HasSlot    bool
 	Rank, Slot int
+	Offsets    []int64
 }
 
 // PlanMetrics mirrors struct flopspack_plan_metrics; a field that does not
@@ -128,6 +130,29 @@ func (p *Plan) Tokens(g int) ([]int64, error) {
 	return tokens, err
 }
 
+// Offsets returns where each entry of group g starts in its item
+// (flopspack_plan_group_offsets): entry k is tokens
+// [Offsets[k], Offsets[k]+Tokens[k]) of item Items[k]. A whole or truncated
+// item is one piece at 0; the pieces of a split item tile [0, its length)
+// exactly (for the stream packer, over the plans its pieces come in).
+func (p *Plan) Offsets(g int) ([]int64, error) {
+	if err := checkGroup(g); err != nil {
+		return nil, err
+	}
+	h, err := p.handle()
+	if err != nil {
+		return nil, err
+	}
+	defer p.release()
+	var view capi.View
+	err = capi.Flopspack_swig_plan_group_offsets(h, int64(g), &view)
+	var offsets []int64
+	if err == nil {
+		offsets = view.Int64s() // copied while the plan is alive
+	}
+	return offsets, err
+}
+
 // Info returns the summary of group g.
 func (p *Plan) Info(g int) (GroupInfo, error) {
 	if err := checkGroup(g); err != nil {
@@ -170,6 +195,9 @@ func (p *Plan) Group(g int) (Group, error) {
 		return Group{}, err
 	}
 	if out.GroupInfo, err = p.Info(g); err != nil {
+		return Group{}, err
+	}
+	if out.Offsets, err = p.Offsets(g); err != nil {
 		return Group{}, err
 	}
 	if rank, slot, err := p.Slot(g); err == nil {

@@ -19,7 +19,7 @@ What it does, per epoch:
 4. Keeps, for one data-parallel rank, each microbatch's pieces as
    (dataset index, offset, length): the offset is the chunk's start in its
    document plus the piece's offset within the chunk (piece offsets by the
-   plan-order convention of :mod:`flopspack._pieces`).
+   library's flopspack_plan_group_offsets, through Plan.arrays()).
 5. Checks that the pieces of every chunk tile it exactly (an O(n) sum per
    chunk), so a bug could never lose or repeat a token silently.
 
@@ -197,7 +197,7 @@ def plan_epoch(
         pending = planner.pending.tokens
         while planner.pending.documents > 0:
             with planner.next() as plan:
-                a = plan.arrays(piece_start=consumed)
+                a = plan.arrays()
             placed = int(a.real_tokens.sum())
             if placed == 0:
                 raise RuntimeError(

@@ -11,7 +11,6 @@ from . import _validate
 from . import capi as _capi
 from ._errors import InvalidArgumentError
 from ._handle import Handle
-from ._pieces import piece_offsets
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +69,8 @@ class PlanMetrics:
 class Group(NamedTuple):
     """One group of a plan: the items it holds (indices into the input), the
     tokens each contributes, and the group's summary. rank and slot are None
-    for plans without ranks."""
+    for plans without ranks. ``offsets[k]`` is where the piece of
+    ``items[k]`` starts in its item (see :meth:`Plan.offsets`)."""
 
     items: np.ndarray
     tokens: np.ndarray
@@ -79,6 +79,7 @@ class Group(NamedTuple):
     cost: float
     rank: Optional[int]
     slot: Optional[int]
+    offsets: Optional[np.ndarray] = None
 
 
 class PlanArrays(NamedTuple):
@@ -135,6 +136,16 @@ class Plan(Handle):
         h = self._handle
         return _capi.flopspack_swig_plan_group_tokens(h, self._group_index(h, group))
 
+    def offsets(self, group: int) -> np.ndarray:
+        """Where each entry's piece starts in its item
+        (flopspack_plan_group_offsets): entry k of the group is tokens
+        ``offsets[k] : offsets[k] + tokens[k]`` of item ``items[k]``. A whole
+        or truncated item is one piece at 0; the pieces of a split item tile
+        [0, its length) exactly (for the stream packer, over the plans its
+        pieces come in)."""
+        h = self._handle
+        return _capi.flopspack_swig_plan_group_offsets(h, self._group_index(h, group))
+
     def info(self, group: int) -> Tuple[int, int, float]:
         """(real_tokens, computed_tokens, cost) of one group."""
         h = self._handle
@@ -166,7 +177,10 @@ class Plan(Handle):
         rank = slot = None
         if self.has_slots:
             rank, slot = _capi.flopspack_plan_group_slot(h, group)
-        return Group(self.items(group), self.tokens(group), real, computed, cost, rank, slot)
+        return Group(
+            self.items(group), self.tokens(group), real, computed, cost, rank, slot,
+            self.offsets(group),
+        )
 
     def __getitem__(self, group: int) -> Group:
         return self.group(group)
@@ -177,10 +191,10 @@ class Plan(Handle):
 
     def arrays(self, piece_start: Optional[np.ndarray] = None) -> PlanArrays:
         """Every group at once as numpy arrays (one C call fills them; no
-        per-group Python work). ``piece_start[i]``, if given, is where item
-        i's first piece in this plan begins (for documents continued from an
-        earlier plan); see :func:`flopspack._pieces.piece_offsets` for the
-        piece-offset convention."""
+        per-group Python work). ``piece_offsets`` are the library's
+        (flopspack_plan_group_offsets); ``piece_start[i]``, if given, is
+        added to those of item i (for items that are themselves pieces of a
+        longer document, such as the torch sampler's chunks)."""
         h = self._handle
         groups, entries, has_slots = _capi.flopspack_swig_plan_csr_size(h)
         offsets = np.empty(groups + 1, dtype=np.int64)
@@ -193,9 +207,13 @@ class Plan(Handle):
         computed = np.empty(groups, dtype=np.int64)
         costs = np.empty(groups, dtype=np.float64)
         _capi.flopspack_swig_plan_csr(h, offsets, items, tokens, ranks, slots, real, computed, costs)
+        pieces = np.empty(entries, dtype=np.int64)
+        _capi.flopspack_swig_plan_piece_offsets(h, pieces)
+        if piece_start is not None:
+            pieces += np.asarray(piece_start, dtype=np.int64)[items]
         self._has_slots = bool(has_slots) if groups else False
         return PlanArrays(
-            offsets, items, piece_offsets(items, tokens, piece_start), tokens,
+            offsets, items, pieces, tokens,
             ranks if has_slots else None, slots if has_slots else None, real, computed, costs,
         )
 

@@ -64,6 +64,7 @@ def check_plan(plan, want, where):
         group = plan[g]
         np.testing.assert_array_equal(group.items, wg["items"], err_msg=f"{where} group {g}")
         np.testing.assert_array_equal(group.tokens, wg["tokens"])
+        np.testing.assert_array_equal(group.offsets, wg["offsets"], err_msg=f"{where} group {g}")
         assert (group.real_tokens, group.computed_tokens) == (wg["real_tokens"], wg["computed_tokens"])
         same(group.cost, wg["cost"], f"{where} group {g} cost")
         if "slot" in wg:

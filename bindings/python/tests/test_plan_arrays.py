@@ -1,12 +1,12 @@
 """Plan.arrays(): the whole plan as flat arrays in one call, equal to the
-per-group accessors; piece offsets that tile every document exactly, by the
-documented convention (plan order, group-major)."""
+per-group accessors; piece offsets (flopspack_plan_group_offsets) that tile
+every document exactly, by the documented convention (plan order,
+group-major), and for the stream packer across takes."""
 import numpy as np
 import pytest
 
 import flopspack
 from flopspack import capi
-from flopspack._pieces import piece_offsets
 
 MODEL = flopspack.CostModel.polynomial(0, 0, 1, 1e-4)
 
@@ -50,6 +50,8 @@ def test_arrays_equal_the_per_group_accessors(seed):
             lo, hi = a.offsets[g], a.offsets[g + 1]
             np.testing.assert_array_equal(a.items[lo:hi], group.items)
             np.testing.assert_array_equal(a.tokens[lo:hi], group.tokens)
+            np.testing.assert_array_equal(a.piece_offsets[lo:hi], group.offsets)
+            np.testing.assert_array_equal(plan.offsets(g), group.offsets)
             assert (a.real_tokens[g], a.computed_tokens[g], a.costs[g]) == plan.info(g)
             if a.ranks is None:
                 assert not plan.has_slots
@@ -82,25 +84,43 @@ def test_split_documents_are_really_exercised():
     assert (np.bincount(a.items) > 1).sum() >= 10
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_piece_offsets_brute_force(seed):
+def test_piece_start_is_added_per_item():
+    docs, plan = next(plans(1))
+    start = np.arange(len(docs), dtype=np.int64) * 7
+    a, b = plan.arrays(), plan.arrays(piece_start=start)
+    np.testing.assert_array_equal(b.piece_offsets, a.piece_offsets + start[a.items])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_stream_packer_pieces_tile_across_takes(seed):
+    # A split document's remainder may come in a later take than its full
+    # pieces: only offsets carried by the packer can place it.
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(0, 60))
-    sparse = seed % 2 == 1  # ids far apart take the sort path
-    ids = rng.integers(0, 12, size=n) * (10**9 if sparse else 1)
-    tokens = rng.integers(1, 100, size=n)
-    np.testing.assert_array_equal(piece_offsets(ids, tokens), brute_offsets(ids, tokens))
-    if not sparse:
-        start = rng.integers(0, 1000, size=12)
-        np.testing.assert_array_equal(piece_offsets(ids, tokens, start),
-                                      brute_offsets(ids, tokens, start))
+    cap = 512
+    packer = flopspack.StreamPacker(capacity=cap, window=8, seed=seed)
+    docs = long_tail(300, seed, cap)
+    covered = np.zeros(int(docs.sum()), dtype=np.int64)
+    base = np.concatenate([[0], np.cumsum(docs)[:-1]])
+    takes_of = np.zeros(len(docs), dtype=np.int64)
+    pushed = 0
 
+    def take():
+        plan = packer.take()
+        a = plan.arrays()
+        for i, o, t in zip(a.items, a.piece_offsets, a.tokens):
+            assert 0 <= o and o + t <= docs[i]
+            covered[base[i] + o: base[i] + o + t] += 1
+        takes_of[np.unique(a.items)] += 1
 
-def test_piece_offsets_rejects_negative_items():
-    with pytest.raises(ValueError, match="negative"):
-        piece_offsets(np.array([0, -1]), np.array([1, 1]))
-
-
+    while pushed < len(docs):
+        k = int(rng.integers(1, 20))
+        packer.push(docs[pushed: pushed + k])
+        pushed += k
+        take()
+    packer.flush()
+    take()
+    assert (covered == 1).all()
+    assert (takes_of > 1).any()  # some document really spans takes
 def test_the_bulk_helper_checks_every_array_length():
     plan = flopspack.plan_step([5, 3000, 7], MODEL, num_ranks=2, max_tokens_per_microbatch=1024,
                                microbatches_per_rank=2)

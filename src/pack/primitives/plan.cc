@@ -40,6 +40,45 @@ void Plan::SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots) {
   slots_ = std::move(slots);
 }
 
+void Plan::SetPieceOffsets(std::vector<int64_t> piece_offsets) {
+  piece_offsets_ = std::move(piece_offsets);
+}
+
+void Plan::FillPieceOffsets() {
+  if (has_piece_offsets()) return;
+  const size_t n = items_.size();
+  piece_offsets_.assign(n, 0);
+  if (n < 2) return;
+  const auto [lo, hi] = std::minmax_element(items_.begin(), items_.end());
+  // Item ids are input indices or push ids, never negative; the range is
+  // taken in unsigned arithmetic so that no id pair can overflow it.
+  const uint64_t range = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
+  if (range < 4 * static_cast<uint64_t>(n) + 1024) {
+    // Dense ids (the usual case): a running offset per item, in plan order.
+    std::vector<int64_t> next(static_cast<size_t>(range) + 1, 0);
+    for (size_t k = 0; k < n; ++k) {
+      int64_t& at =
+          next[static_cast<size_t>(static_cast<uint64_t>(items_[k]) - static_cast<uint64_t>(*lo))];
+      piece_offsets_[k] = at;
+      at += tokens_[k];
+    }
+    return;
+  }
+  // Sparse ids: a stable sort of the entries by item keeps plan order
+  // within an item.
+  std::vector<size_t> order(n);
+  for (size_t k = 0; k < n; ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [this](size_t a, size_t b) { return items_[a] < items_[b]; });
+  int64_t running = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const size_t k = order[j];
+    if (j > 0 && items_[order[j - 1]] != items_[k]) running = 0;
+    piece_offsets_[k] = running;
+    running += tokens_[k];
+  }
+}
+
 void Plan::Reserve(size_t groups, size_t entries) {
   offsets_.reserve(groups + 1);
   real_tokens_.reserve(groups);

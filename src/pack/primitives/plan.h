@@ -1,6 +1,7 @@
 // The result every packer, balancer, step planner and bucket sampler returns:
 // groups of input items in CSR form, the tokens each item contributes to its
-// group (a split document appears in several groups), per-group totals, the
+// group (a split document appears in several groups) and where in the item
+// that piece starts, per-group totals, the
 // (rank, slot) of each group for step plans, the items that were deferred or
 // dropped, and the metrics of the public flopspack_plan_metrics (docs/algorithms.md).
 #ifndef FLOPSPACK_PACK_PRIMITIVES_PLAN_H_
@@ -63,6 +64,27 @@ class Plan {
   absl::Span<const int64_t> group_tokens(size_t g) const {
     return absl::MakeConstSpan(tokens_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
   }
+
+  // Piece offsets: entry k is the piece of items[k] that starts at token
+  // piece_offsets[k] of the item and is tokens[k] long; the pieces of one
+  // item tile [0, its kept length). An algorithm whose pieces of one item
+  // can span several plans (the stream packer) sets them after its last
+  // AddGroup / SetGroups; every other plan gets them from FillPieceOffsets.
+  void SetPieceOffsets(std::vector<int64_t> piece_offsets);
+  // Derives the offsets, unless set, by the plan-order convention: the
+  // pieces of one item are numbered group-major (group 0 first), entry order
+  // within a group; the first starts at 0 and each next one where the
+  // previous ended. Every algorithm that places all pieces of an item in one
+  // plan follows it (pieces attend only within themselves, so which tokens a
+  // piece holds does not change any cost). The C layer calls it on every
+  // plan it hands out. O(entries + item range) (a sort of the entries when
+  // item ids are sparse).
+  void FillPieceOffsets();
+  bool has_piece_offsets() const { return piece_offsets_.size() == items_.size(); }
+  // Needs has_piece_offsets().
+  absl::Span<const int64_t> group_piece_offsets(size_t g) const {
+    return absl::MakeConstSpan(piece_offsets_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
+  }
   int64_t group_real_tokens(size_t g) const { return real_tokens_[g]; }
   int64_t group_computed_tokens(size_t g) const { return computed_tokens_[g]; }
   double group_cost(size_t g) const { return costs_[g]; }
@@ -83,6 +105,7 @@ class Plan {
   std::vector<int64_t> offsets_;
   std::vector<int64_t> items_;
   std::vector<int64_t> tokens_;
+  std::vector<int64_t> piece_offsets_;  // empty until set or filled
   std::vector<int64_t> real_tokens_;
   std::vector<int64_t> computed_tokens_;
   std::vector<double> costs_;

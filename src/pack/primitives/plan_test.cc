@@ -47,6 +47,44 @@ TEST(PlanTest, SetGroupsEqualsAddGroup) {
   }
 }
 
+// Offsets by the plan-order convention, dense and sparse ids alike: item 7
+// (30 tokens) split 10 + 15 + 5 over three groups, item 3 whole.
+TEST(PlanTest, FillPieceOffsetsTilesInPlanOrder) {
+  for (int64_t base : {int64_t{0}, int64_t{1} << 40}) {
+    Plan plan;
+    const std::vector<int64_t> a = {base + 7, base + 3}, ta = {10, 4};
+    const std::vector<int64_t> b = {base + 7}, tb = {15};
+    const std::vector<int64_t> c = {base + 0, base + 7}, tc = {2, 5};
+    plan.AddGroup(a, ta, 14, 1);
+    plan.AddGroup(b, tb, 15, 1);
+    plan.AddGroup(c, tc, 7, 1);
+    if (base != 0) {  // make the ids sparse: far apart
+      const std::vector<int64_t> d = {0}, td = {1};
+      plan.AddGroup(d, td, 1, 1);
+    }
+    EXPECT_FALSE(plan.has_piece_offsets());
+    plan.FillPieceOffsets();
+    ASSERT_TRUE(plan.has_piece_offsets());
+    auto at = [&](size_t g) {
+      return std::vector<int64_t>(plan.group_piece_offsets(g).begin(),
+                                  plan.group_piece_offsets(g).end());
+    };
+    EXPECT_EQ(at(0), (std::vector<int64_t>{0, 0})) << base;
+    EXPECT_EQ(at(1), (std::vector<int64_t>{10})) << base;
+    EXPECT_EQ(at(2), (std::vector<int64_t>{0, 25})) << base;
+  }
+}
+
+TEST(PlanTest, SetPieceOffsetsIsKept) {
+  Plan plan;
+  const std::vector<int64_t> items = {4, 4}, tokens = {3, 6};
+  plan.AddGroup(items, tokens, 9, 1);
+  plan.SetPieceOffsets({6, 0});
+  plan.FillPieceOffsets();
+  EXPECT_EQ(plan.group_piece_offsets(0)[0], 6);
+  EXPECT_EQ(plan.group_piece_offsets(0)[1], 0);
+}
+
 TEST(PlanTest, RankMetrics) {
   Plan plan;
   const std::vector<int64_t> one = {0}, t = {1};

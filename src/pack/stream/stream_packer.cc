@@ -11,7 +11,9 @@
 namespace flopspack::pack {
 namespace {
 
-constexpr StateFormat kFormat = {{'F', 'L', 'P', 'K', 'S', 'T', 'R', 'M'}, 1, "stream packer"};
+// Version 2 stores each piece's offset in its document (version 1 did not,
+// and a lone remainder piece of version 1 cannot be placed in its document).
+constexpr StateFormat kFormat = {{'F', 'L', 'P', 'K', 'S', 'T', 'R', 'M'}, 2, "stream packer"};
 
 }  // namespace
 
@@ -96,16 +98,18 @@ absl::Status StreamPacker::Push(absl::Span<const int64_t> lengths) {
     const int64_t document = static_cast<int64_t>(documents_pushed_++);
     const size_t first_piece = pending_.size();
     if (length <= capacity) {
-      pending_.push_back({document, length});
+      pending_.push_back({document, length, 0});
     } else if (options_.overflow == Overflow::kTruncate) {
-      pending_.push_back({document, capacity});
+      pending_.push_back({document, capacity, 0});
       ++truncated_documents_;
       truncated_tokens_ += length - capacity;
     } else {  // split into capacity-sized pieces and the remainder
       ++split_documents_;
       int64_t left = length;
-      for (; left > capacity; left -= capacity) pending_.push_back({document, capacity});
-      pending_.push_back({document, left});
+      for (; left > capacity; left -= capacity) {
+        pending_.push_back({document, capacity, length - left});
+      }
+      pending_.push_back({document, left, length - left});
     }
     for (size_t i = first_piece; i < pending_.size(); ++i) {
       if (smallest_piece_ == 0 || pending_[i].tokens < smallest_piece_) {
@@ -185,7 +189,8 @@ void StreamPacker::Place(const Piece& piece) {
 
 void StreamPacker::ProcessChunk() {
   std::sort(pending_.begin(), pending_.end(), [](const Piece& a, const Piece& b) {
-    return a.tokens != b.tokens ? a.tokens > b.tokens : a.document < b.document;
+    if (a.tokens != b.tokens) return a.tokens > b.tokens;
+    return a.document != b.document ? a.document < b.document : a.offset < b.offset;
   });
   for (const Piece& piece : pending_) Place(piece);
   pending_.clear();
@@ -228,7 +233,7 @@ uint64_t StreamPacker::pieces_held() const {
 
 absl::StatusOr<Plan> StreamPacker::Take() {
   Plan plan;
-  std::vector<int64_t> items, tokens;
+  std::vector<int64_t> items, tokens, piece_offsets;
   int64_t longest_piece = 0;
   uint64_t pieces = 0;
   for (const std::vector<Piece>& sequence : ready_) {
@@ -237,6 +242,7 @@ absl::StatusOr<Plan> StreamPacker::Take() {
     for (const Piece& piece : sequence) {
       items.push_back(piece.document);
       tokens.push_back(piece.tokens);
+      piece_offsets.push_back(piece.offset);
       longest_piece = std::max(longest_piece, piece.tokens);
     }
     double cost = 0;
@@ -250,6 +256,7 @@ absl::StatusOr<Plan> StreamPacker::Take() {
     pieces += sequence.size();
     plan.AddGroup(items, tokens, options_.capacity, cost);
   }
+  plan.SetPieceOffsets(std::move(piece_offsets));
   // The costliest piece is the longest one (as in Pack: every built-in model
   // grows with length), so one model call bounds the plan from below.
   double largest_piece_cost = static_cast<double>(longest_piece);
@@ -304,6 +311,7 @@ std::string StreamPacker::Save() const {
     for (const Piece& p : list) {
       w.I64(p.document);
       w.I64(p.tokens);
+      w.I64(p.offset);
     }
   };
   pieces(pending_);
@@ -355,10 +363,12 @@ absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
   }
   auto read_pieces = [&r](std::vector<Piece>* list) {
     uint64_t n = 0;
-    if (!r.Count(16, &n)) return false;
+    if (!r.Count(24, &n)) return false;
     list->resize(n);
     for (Piece& piece : *list) {
-      if (!r.I64(&piece.document) || !r.I64(&piece.tokens)) return false;
+      if (!r.I64(&piece.document) || !r.I64(&piece.tokens) || !r.I64(&piece.offset)) {
+        return false;
+      }
     }
     return true;
   };
@@ -421,8 +431,10 @@ absl::Status StreamPacker::Validate() const {
   auto check = [&](const std::vector<Piece>& list, bool nonempty) {
     if (nonempty && list.empty()) return false;
     for (const Piece& piece : list) {
+      // A piece ends inside an int64 document: offset + tokens fits.
       if (piece.tokens <= 0 || piece.tokens > capacity || piece.document < 0 ||
-          static_cast<uint64_t>(piece.document) >= documents_pushed_) {
+          static_cast<uint64_t>(piece.document) >= documents_pushed_ || piece.offset < 0 ||
+          piece.offset > INT64_MAX - piece.tokens) {
         return false;
       }
     }

@@ -73,7 +73,9 @@ class StreamPacker {
   absl::Status Flush();
 
   // The sequences finalised since the last Take, as a plan (one group per
-  // sequence, items = document ids, computed tokens = capacity). Its
+  // sequence, items = document ids, computed tokens = capacity, piece
+  // offsets set: a split document's last piece may come in a later Take
+  // than its first ones). Its
   // num_items counts the distinct documents in those sequences; split_items,
   // truncated_items and truncated_tokens count what the pushes since the
   // previous Take split or truncated.
@@ -100,6 +102,7 @@ class StreamPacker {
   struct Piece {
     int64_t document;
     int64_t tokens;
+    int64_t offset;  // where in the document the piece starts
   };
   struct Bin {
     int64_t remaining = 0;

@@ -271,6 +271,14 @@ extern "C" {
 extern "C" {
     pub fn flopspack_plan_destroy(plan: *mut flopspack_plan);
 }
+extern "C" {
+    pub fn flopspack_plan_group_offsets(
+        plan: *const flopspack_plan,
+        group: usize,
+        offsets: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+}
 pub const flopspack_pack_algorithm_FLOPSPACK_PACK_BEST_FIT_DECREASING: flopspack_pack_algorithm = 0;
 pub const flopspack_pack_algorithm_FLOPSPACK_PACK_FIRST_FIT_DECREASING: flopspack_pack_algorithm =
     1;

@@ -588,6 +588,14 @@ extern "C" {
         out: *mut flopspack_plan_metrics,
     ) -> flopspack_status;
     pub fn flopspack_plan_destroy(plan: *mut flopspack_plan);
+    /// Where each entry of group `group` starts in its item: a borrowed
+    /// view of `n` offsets (see the header).
+    pub fn flopspack_plan_group_offsets(
+        plan: *const flopspack_plan,
+        group: usize,
+        offsets: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
 
     // Streaming packer.
     pub fn flopspack_stream_options_init(options: *mut flopspack_stream_options);

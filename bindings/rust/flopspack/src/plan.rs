@@ -27,6 +27,8 @@ pub struct Group<'a> {
     pub info: GroupInfo,
     /// (rank, slot) for plans with ranks (step plans, sampler plans).
     pub slot: Option<(usize, usize)>,
+    /// Where each entry's piece starts in its item (see [`Plan::offsets`]).
+    pub offsets: &'a [i64],
 }
 
 /// An immutable plan (`flopspack_plan`), released on drop. `Send + Sync`:
@@ -106,6 +108,21 @@ impl Plan {
         Ok(self.items_and_tokens(g)?.1)
     }
 
+    /// Where each entry of group `g` starts in its item
+    /// (`flopspack_plan_group_offsets`): entry k is tokens
+    /// `offsets[k] .. offsets[k] + tokens[k]` of item `items[k]`. A whole or
+    /// truncated item is one piece at 0; the pieces of a split item tile
+    /// `[0, length)` exactly (for the stream packer, over the plans its
+    /// pieces come in).
+    pub fn offsets(&self, g: usize) -> Result<&[i64]> {
+        let (mut offsets, mut n) = (ptr::null(), 0usize);
+        // SAFETY: out-pointers to locals; the view lives as long as the plan.
+        check(unsafe {
+            sys::flopspack_plan_group_offsets(self.as_ptr(), g, &mut offsets, &mut n)
+        })?;
+        Ok(unsafe { view(offsets, n) })
+    }
+
     /// Real tokens, computed tokens (padding included) and cost of group `g`.
     pub fn info(&self, g: usize) -> Result<GroupInfo> {
         let mut info = GroupInfo {
@@ -144,6 +161,7 @@ impl Plan {
             tokens,
             info,
             slot: self.slot(g).ok(),
+            offsets: self.offsets(g)?,
         })
     }
 

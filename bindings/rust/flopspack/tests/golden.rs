@@ -131,6 +131,11 @@ fn check_plan(where_: &str, plan: &Plan, want: &Json) {
             wg.get("tokens").ints().as_slice(),
             "{where_} group {g}"
         );
+        assert_eq!(
+            got.offsets,
+            wg.get("offsets").ints().as_slice(),
+            "{where_} group {g} offsets"
+        );
         assert_eq!(got.info.real_tokens, wg.get("real_tokens").int());
         assert_eq!(got.info.computed_tokens, wg.get("computed_tokens").int());
         same(
