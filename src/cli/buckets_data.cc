@@ -38,6 +38,7 @@ BucketSettings BucketSettingsFromFlags(const Invocation& invocation) {
   if (s.accumulation == 0) throw UsageError("--microbatches must be at least 1");
   s.drop_last = absl::GetFlag(FLAGS_drop_last);
   s.seed = absl::GetFlag(FLAGS_seed);
+  s.overflow = ParseOverflow(invocation, "error", {"error", "truncate", "defer"});
   return s;
 }
 
@@ -51,6 +52,7 @@ Json BucketSettingsJson(const BucketSettings& s) {
   out.Set("accumulation_steps", s.accumulation);
   out.Set("drop_last", s.drop_last);
   out.Set("seed", s.seed);
+  out.Set("overflow", OverflowName(s.overflow));
   return out;
 }
 
@@ -77,6 +79,7 @@ flopspack_status CreateSampler(const Context& context, const std::vector<int64_t
   options.accumulation_steps = s.accumulation;
   options.drop_last = s.drop_last ? 1 : 0;
   options.seed = s.seed;
+  options.overflow = s.overflow;
   return flopspack_bucket_sampler_create(&options, context.model.get(), lengths.data(),
                                          lengths.size(), sampler);
 }

@@ -738,3 +738,21 @@ def test_json_is_byte_compatible_with_the_checked_in_layout(small_txt, tmp_path)
         expected = f.read().replace('"flopspack_version": "VERSION"',
                                     f'"flopspack_version": "{version}"')
     assert out == expected
+
+
+def test_buckets_overflow_truncates_or_defers_and_counts(small_txt):
+    over = [l for l in SMALL if l > 1000]
+    assert over  # the budget below leaves some samples over it
+    common = ("buckets", small_txt, "--cost=tokens", "--max-padded-tokens=1000", "--ranks=1")
+    doc = run_json(*common, "--overflow=truncate")
+    m = doc["metrics"]
+    assert doc["options"]["overflow"] == "truncate"
+    assert m["truncated_items"] == len(over)
+    assert m["truncated_tokens"] == sum(l - 1000 for l in over)
+    assert m["real_tokens"] + m["truncated_tokens"] == sum(SMALL)
+    doc = run_json(*common, "--overflow=defer")
+    m = doc["metrics"]
+    assert m["deferred_items"] == len(over) and m["deferred_tokens"] == sum(over)
+    assert m["real_tokens"] + m["deferred_tokens"] == sum(SMALL)
+    err = run(*common, "--overflow=split", check=2).stderr
+    assert "--overflow=split: expected error, truncate, defer" in err
