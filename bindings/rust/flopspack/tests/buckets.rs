@@ -3,17 +3,8 @@ use flopspack::{
     Overflow, Status, BUCKET_TARGET_BALANCE,
 };
 
-fn lengths(n: usize, seed: u64, max: u64) -> Vec<i64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            1 + (x % max) as i64
-        })
-        .collect()
-}
+mod common;
+use common::lengths;
 
 #[test]
 fn optimize_and_padding() {

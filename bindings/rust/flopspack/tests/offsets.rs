@@ -5,17 +5,8 @@ use flopspack::{pack, plan_step, CostModel, Overflow, PackOptions, Plan, StepOpt
 use flopspack::{StreamOptions, StreamPacker};
 use std::collections::HashMap;
 
-fn lengths(n: usize, seed: u64, max: u64) -> Vec<i64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            1 + (x % max) as i64
-        })
-        .collect()
-}
+mod common;
+use common::lengths;
 
 type Spans = HashMap<i64, Vec<(i64, i64)>>;
 
