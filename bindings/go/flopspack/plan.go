@@ -94,40 +94,12 @@ func (p *Plan) NumGroups() int {
 
 // Items returns the item indices of group g.
 func (p *Plan) Items(g int) ([]int64, error) {
-	if err := checkGroup(g); err != nil {
-		return nil, err
-	}
-	h, err := p.handle()
-	if err != nil {
-		return nil, err
-	}
-	defer p.release()
-	var view capi.View
-	err = capi.Flopspack_swig_plan_group_items(h, int64(g), &view)
-	var items []int64
-	if err == nil {
-		items = view.Int64s() // copied while the plan is alive
-	}
-	return items, err
+	return p.groupArray(g, capi.Flopspack_swig_plan_group_items)
 }
 
 // Tokens returns the tokens each item of group g contributes.
 func (p *Plan) Tokens(g int) ([]int64, error) {
-	if err := checkGroup(g); err != nil {
-		return nil, err
-	}
-	h, err := p.handle()
-	if err != nil {
-		return nil, err
-	}
-	defer p.release()
-	var view capi.View
-	err = capi.Flopspack_swig_plan_group_tokens(h, int64(g), &view)
-	var tokens []int64
-	if err == nil {
-		tokens = view.Int64s() // copied while the plan is alive
-	}
-	return tokens, err
+	return p.groupArray(g, capi.Flopspack_swig_plan_group_tokens)
 }
 
 // Offsets returns where each entry of group g starts in its item
@@ -136,6 +108,12 @@ func (p *Plan) Tokens(g int) ([]int64, error) {
 // item is one piece at 0; the pieces of a split item tile [0, its length)
 // exactly (for the stream packer, over the plans its pieces come in).
 func (p *Plan) Offsets(g int) ([]int64, error) {
+	return p.groupArray(g, capi.Flopspack_swig_plan_group_offsets)
+}
+
+// groupArray copies one per-entry array of group g (items, tokens or
+// offsets) out of the plan while it is alive.
+func (p *Plan) groupArray(g int, read func(capi.Flopspack_plan, int64, *capi.View) error) ([]int64, error) {
 	if err := checkGroup(g); err != nil {
 		return nil, err
 	}
@@ -145,12 +123,10 @@ func (p *Plan) Offsets(g int) ([]int64, error) {
 	}
 	defer p.release()
 	var view capi.View
-	err = capi.Flopspack_swig_plan_group_offsets(h, int64(g), &view)
-	var offsets []int64
-	if err == nil {
-		offsets = view.Int64s() // copied while the plan is alive
+	if err := read(h, int64(g), &view); err != nil {
+		return nil, err
 	}
-	return offsets, err
+	return view.Int64s(), nil
 }
 
 // Info returns the summary of group g.
