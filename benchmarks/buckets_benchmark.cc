@@ -8,11 +8,14 @@
 //    <= 200 ms.
 //  - BM_SamplerCreate/n: histogram, optimal bounds and batch layout.
 //  - BM_SamplerStep: one step of an epoch whose layout is cached (resume).
+//  - BM_BucketStream/buffer: 1M lengths streamed through the streaming
+//    sampler (bucket_stream.h) with the given buffer, every step taken.
 #include <cmath>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "pack/buckets/bucket_sampler.h"
+#include "pack/buckets/bucket_stream.h"
 #include "pack/buckets/buckets.h"
 #include "pipeline_lengths.h"
 #include "util/random.h"
@@ -88,6 +91,30 @@ void BM_SamplerStep(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_SamplerStep)->Unit(benchmark::kMicrosecond);
+
+void BM_BucketStream(benchmark::State& state) {
+  const std::vector<int64_t> lengths = flopspack::bench::PipelineLengths(1'000'000, 1);
+  for (auto _ : state) {
+    auto stream = flopspack::pack::BucketStream::Create(PipelineOptions(), nullptr, state.range(0));
+    size_t at = 0;
+    int64_t steps = 0;
+    while (at < lengths.size()) {
+      at += *(*stream)->Push(absl::MakeConstSpan(lengths).subspan(at));
+      while (*(*stream)->Ready() > 0) {
+        benchmark::DoNotOptimize((*stream)->Take());
+        ++steps;
+      }
+    }
+    (void)(*stream)->Flush();
+    while (*(*stream)->Ready() > 0) {
+      benchmark::DoNotOptimize((*stream)->Take());
+      ++steps;
+    }
+    state.counters["steps"] = static_cast<double>(steps);
+  }
+  state.SetItemsProcessed(state.iterations() * 1'000'000);
+}
+BENCHMARK(BM_BucketStream)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

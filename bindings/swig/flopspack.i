@@ -153,6 +153,13 @@ FLOPSPACK_WRAP(flopspack_bucket_sampler_upper_bounds)
 FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_count)
 FLOPSPACK_WRAP(flopspack_swig_bucket_sampler_step_diversity)
 FLOPSPACK_WRAP(flopspack_bucket_sampler_diagnose)
+FLOPSPACK_WRAP(flopspack_bucket_stream_create)
+FLOPSPACK_WRAP(flopspack_bucket_stream_push)
+FLOPSPACK_WRAP(flopspack_bucket_stream_flush)
+FLOPSPACK_WRAP(flopspack_bucket_stream_ready)
+FLOPSPACK_WRAP(flopspack_bucket_stream_take)
+FLOPSPACK_WRAP(flopspack_bucket_stream_deferred)
+FLOPSPACK_WRAP(flopspack_bucket_stream_leftover)
 /* Deliberately not wrapped: flopspack_last_error_message (read by the status
  * typemap inside each call), flopspack_*_destroy (called by the handle
  * destructors), flopspack_cost_model_custom (a per-language trampoline),
@@ -184,6 +191,7 @@ FLOPSPACK_HANDLE(flopspack_cost_model, flopspack_cost_model_destroy)
 FLOPSPACK_HANDLE(flopspack_plan, flopspack_plan_destroy)
 FLOPSPACK_HANDLE(flopspack_stream_packer, flopspack_stream_packer_destroy)
 FLOPSPACK_HANDLE(flopspack_bucket_sampler, flopspack_bucket_sampler_destroy)
+FLOPSPACK_HANDLE(flopspack_bucket_stream, flopspack_bucket_stream_destroy)
 FLOPSPACK_HANDLE(flopspack_step_planner, flopspack_step_planner_destroy)
 FLOPSPACK_HANDLE(flopspack_stats, flopspack_stats_destroy)
 FLOPSPACK_HANDLE(flopspack_simulate_result, flopspack_simulate_result_destroy)
@@ -273,6 +281,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   flopspack_prediction_quality* out
 };
 %apply SWIGTYPE* OUT_STRUCT { flopspack_bucket_sampler_diagnostics* out };
+%apply size_t* OUT_SIZE { size_t* accepted };
 
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
 %apply (const int64_t* LENGTHS, size_t N) {

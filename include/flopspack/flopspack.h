@@ -731,6 +731,58 @@ FLOPSPACK_API flopspack_status flopspack_bucket_sampler_diagnose(
     const flopspack_bucket_sampler* sampler, uint64_t epoch, double balance_target,
     double padding_target, double diversity_target, flopspack_bucket_sampler_diagnostics* out);
 
+/* The streaming bucket sampler: padded batches from lengths that arrive as a
+ * stream (an iterable dataset), memory bounded by buffer_size. Lengths get
+ * global indices in push order; every buffer_size samples form a chunk that
+ * the bucket sampler above samples (seeded by seed and the chunk number) and
+ * whose steps are handed out in order. Deterministic: the steps are a pure
+ * function of the lengths, the options and buffer_size (not of how the
+ * pushes are sliced), so a run resumes by pushing the same lengths again and
+ * discarding the steps already taken. Within 1 point of padding, 2.5 points
+ * of step balance and 0.02 of step KS of the offline sampler at buffer_size
+ * 10,000 (docs/buckets.md, "Streaming input"). Not thread-safe. */
+typedef struct flopspack_bucket_stream flopspack_bucket_stream;
+
+/* options as for flopspack_bucket_sampler_create (checked here);
+ * buffer_size >= 1. */
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_create(
+    const flopspack_bucket_sampler_options* options, const flopspack_cost_model* model,
+    uint64_t buffer_size, flopspack_bucket_stream** out);
+
+/* Appends lengths; *accepted receives how many were taken (fewer than n when
+ * the buffer is full while a chunk's steps remain: take steps, push the
+ * rest). A chunk's sampling errors (a bad length, an over-budget sample with
+ * overflow = ERROR) are returned here, naming the chunk; the stream is then
+ * unusable (FLOPSPACK_INFEASIBLE on later calls). Pushing after flush is
+ * FLOPSPACK_INFEASIBLE. */
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_push(flopspack_bucket_stream* stream,
+                                                            const int64_t* lengths, size_t n,
+                                                            size_t* accepted);
+
+/* The end of the stream: the last, partial chunk is sampled too. */
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_flush(flopspack_bucket_stream* stream);
+
+/* Steps flopspack_bucket_stream_take can return now. */
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_ready(flopspack_bucket_stream* stream,
+                                                             uint64_t* steps);
+
+/* The next step, laid out as a flopspack_bucket_sampler_step plan (slots
+ * count steps from the start of the stream; items are stream indices).
+ * FLOPSPACK_OUT_OF_RANGE when no step is ready. */
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_take(flopspack_bucket_stream* stream,
+                                                            flopspack_plan** out);
+
+/* Borrowed lists (valid until the next call on the stream): samples left
+ * out as over-budget with overflow = DEFER, and samples of a final chunk
+ * too small to form one step (fewer samples than num_ranks x
+ * accumulation_steps batches need). Both ascending. */
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_deferred(
+    const flopspack_bucket_stream* stream, const int64_t** items, size_t* n);
+FLOPSPACK_API flopspack_status flopspack_bucket_stream_leftover(
+    const flopspack_bucket_stream* stream, const int64_t** items, size_t* n);
+
+FLOPSPACK_API void flopspack_bucket_stream_destroy(flopspack_bucket_stream* stream);
+
 /* ------------------------------------------------------------------------
  * Statistics of a dataset's document lengths (docs/statistics.md).
  *

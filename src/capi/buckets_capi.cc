@@ -6,6 +6,7 @@
 #include "capi/capi_util.h"
 #include "capi/handles.h"
 #include "pack/buckets/bucket_sampler.h"
+#include "pack/buckets/bucket_stream.h"
 #include "pack/buckets/buckets.h"
 
 using flopspack::capi::FromStatus;
@@ -19,11 +20,71 @@ struct flopspack_bucket_sampler {
   std::unique_ptr<flopspack::pack::BucketSampler> sampler;
 };
 
+struct flopspack_bucket_stream {
+  std::unique_ptr<flopspack::pack::BucketStream> stream;
+};
+
 namespace {
 
 flopspack_status EmitPlan(absl::StatusOr<flopspack::pack::Plan> plan, flopspack_plan** out) {
   if (!plan.ok()) return FromStatus(plan.status());
   *out = new flopspack_plan{std::move(*plan)};
+  return FLOPSPACK_OK;
+}
+
+// Validates the C options (pointers, enum values, ranges) into core options.
+flopspack_status ReadSamplerOptions(const flopspack_bucket_sampler_options* options,
+                                    flopspack::pack::BucketSamplerOptions* out) {
+  flopspack_bucket_sampler_options o;
+  flopspack_bucket_sampler_options_init(&o);
+  if (flopspack_status s = ReadOptions(options, &o, "flopspack_bucket_sampler_options")) {
+    return s;
+  }
+  if (o.budget_kind != FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS &&
+      o.budget_kind != FLOPSPACK_BUCKET_BUDGET_COST) {
+    return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                    absl::StrFormat("options->budget_kind = %d is not a flopspack_bucket_budget "
+                                    "value",
+                                    o.budget_kind));
+  }
+  if (o.drop_last != 0 && o.drop_last != 1) {
+    return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                    absl::StrFormat("options->drop_last = %d must be 0 or 1", o.drop_last));
+  }
+  if (flopspack_status s = RequireArray(o.upper_bounds, o.num_upper_bounds, sizeof(int64_t),
+                                        "options->upper_bounds")) {
+    return s;
+  }
+  for (auto [name, value] : {std::pair<const char*, uint64_t>{"num_ranks", o.num_ranks},
+                             {"accumulation_steps", o.accumulation_steps}}) {
+    if (value > static_cast<uint64_t>(INT32_MAX)) {
+      return SetError(FLOPSPACK_OUT_OF_RANGE,
+                      absl::StrFormat("options->%s = %u is too large", name, value));
+    }
+  }
+  flopspack::pack::BucketSamplerOptions& core = *out;
+  core.num_buckets = o.num_buckets;
+  if (o.num_upper_bounds > 0) {
+    core.upper_bounds.assign(o.upper_bounds, o.upper_bounds + o.num_upper_bounds);
+  }
+  core.budget = o.budget_kind == FLOPSPACK_BUCKET_BUDGET_COST
+                    ? flopspack::pack::BucketBudget::kCost
+                    : flopspack::pack::BucketBudget::kPaddedTokens;
+  core.max_padded_tokens = o.max_padded_tokens;
+  core.max_batch_cost = o.max_batch_cost;
+  core.num_ranks = static_cast<int64_t>(o.num_ranks);
+  core.accumulation_steps = static_cast<int64_t>(o.accumulation_steps);
+  core.drop_last = o.drop_last == 1;
+  core.seed = o.seed;
+  if (flopspack_status s = flopspack::capi::ReadEnum(
+          o.overflow,
+          {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_DEFER},
+          absl::StrFormat("options->overflow = %d: the bucket sampler takes "
+                          "FLOPSPACK_OVERFLOW_ERROR, _TRUNCATE or _DEFER (drop)",
+                          o.overflow),
+          &core.overflow)) {
+    return s;
+  }
   return FLOPSPACK_OK;
 }
 
@@ -89,56 +150,8 @@ flopspack_status flopspack_bucket_sampler_create(const flopspack_bucket_sampler_
     if (flopspack_status s = RequireNonNull(options, "options")) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
-    flopspack_bucket_sampler_options o;
-    flopspack_bucket_sampler_options_init(&o);
-    if (flopspack_status s = ReadOptions(options, &o, "flopspack_bucket_sampler_options")) {
-      return s;
-    }
-    if (o.budget_kind != FLOPSPACK_BUCKET_BUDGET_PADDED_TOKENS &&
-        o.budget_kind != FLOPSPACK_BUCKET_BUDGET_COST) {
-      return SetError(FLOPSPACK_INVALID_ARGUMENT,
-                      absl::StrFormat("options->budget_kind = %d is not a flopspack_bucket_budget "
-                                      "value",
-                                      o.budget_kind));
-    }
-    if (o.drop_last != 0 && o.drop_last != 1) {
-      return SetError(FLOPSPACK_INVALID_ARGUMENT,
-                      absl::StrFormat("options->drop_last = %d must be 0 or 1", o.drop_last));
-    }
-    if (flopspack_status s = RequireArray(o.upper_bounds, o.num_upper_bounds, sizeof(int64_t),
-                                          "options->upper_bounds")) {
-      return s;
-    }
-    for (auto [name, value] : {std::pair<const char*, uint64_t>{"num_ranks", o.num_ranks},
-                               {"accumulation_steps", o.accumulation_steps}}) {
-      if (value > static_cast<uint64_t>(INT32_MAX)) {
-        return SetError(FLOPSPACK_OUT_OF_RANGE,
-                        absl::StrFormat("options->%s = %u is too large", name, value));
-      }
-    }
     flopspack::pack::BucketSamplerOptions core;
-    core.num_buckets = o.num_buckets;
-    if (o.num_upper_bounds > 0) {
-      core.upper_bounds.assign(o.upper_bounds, o.upper_bounds + o.num_upper_bounds);
-    }
-    core.budget = o.budget_kind == FLOPSPACK_BUCKET_BUDGET_COST
-                      ? flopspack::pack::BucketBudget::kCost
-                      : flopspack::pack::BucketBudget::kPaddedTokens;
-    core.max_padded_tokens = o.max_padded_tokens;
-    core.max_batch_cost = o.max_batch_cost;
-    core.num_ranks = static_cast<int64_t>(o.num_ranks);
-    core.accumulation_steps = static_cast<int64_t>(o.accumulation_steps);
-    core.drop_last = o.drop_last == 1;
-    core.seed = o.seed;
-    if (flopspack_status s = flopspack::capi::ReadEnum(
-            o.overflow,
-            {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_DEFER},
-            absl::StrFormat("options->overflow = %d: the bucket sampler takes "
-                            "FLOPSPACK_OVERFLOW_ERROR, _TRUNCATE or _DEFER (drop)",
-                            o.overflow),
-            &core.overflow)) {
-      return s;
-    }
+    if (flopspack_status s = ReadSamplerOptions(options, &core)) return s;
     std::shared_ptr<const flopspack::cost::CostModel> cost_model =
         model != nullptr ? model->model : nullptr;
     auto sampler = flopspack::pack::BucketSampler::Create(core, std::move(cost_model),
@@ -256,5 +269,94 @@ flopspack_status flopspack_bucket_sampler_diagnose(const flopspack_bucket_sample
     return flopspack::capi::WriteOutput(full, out, "flopspack_bucket_sampler_diagnostics");
   });
 }
+
+flopspack_status flopspack_bucket_stream_create(const flopspack_bucket_sampler_options* options,
+                                                const flopspack_cost_model* model,
+                                                uint64_t buffer_size,
+                                                flopspack_bucket_stream** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(options, "options")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack::pack::BucketSamplerOptions core;
+    if (flopspack_status s = ReadSamplerOptions(options, &core)) return s;
+    if (buffer_size == 0 || buffer_size > (uint64_t{1} << 40)) {
+      return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                      absl::StrFormat("buffer_size = %u: must be in [1, 2^40]", buffer_size));
+    }
+    std::shared_ptr<const flopspack::cost::CostModel> cost_model =
+        model != nullptr ? model->model : nullptr;
+    auto stream = flopspack::pack::BucketStream::Create(core, std::move(cost_model),
+                                                        static_cast<int64_t>(buffer_size));
+    if (!stream.ok()) return FromStatus(stream.status());
+    *out = new flopspack_bucket_stream{std::move(*stream)};
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_stream_push(flopspack_bucket_stream* stream,
+                                              const int64_t* lengths, size_t n, size_t* accepted) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(stream, "stream")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (flopspack_status s = RequireNonNull(accepted, "accepted")) return s;
+    absl::StatusOr<size_t> taken = stream->stream->Push(absl::MakeConstSpan(lengths, n));
+    if (!taken.ok()) return FromStatus(taken.status());
+    *accepted = *taken;
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_stream_flush(flopspack_bucket_stream* stream) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(stream, "stream")) return s;
+    return FromStatus(stream->stream->Flush());
+  });
+}
+
+flopspack_status flopspack_bucket_stream_ready(flopspack_bucket_stream* stream, uint64_t* steps) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(stream, "stream")) return s;
+    if (flopspack_status s = RequireNonNull(steps, "steps")) return s;
+    absl::StatusOr<int64_t> ready = stream->stream->Ready();
+    if (!ready.ok()) return FromStatus(ready.status());
+    *steps = static_cast<uint64_t>(*ready);
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_stream_take(flopspack_bucket_stream* stream,
+                                              flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(stream, "stream")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    return EmitPlan(stream->stream->Take(), out);
+  });
+}
+
+flopspack_status flopspack_bucket_stream_deferred(const flopspack_bucket_stream* stream,
+                                                  const int64_t** items, size_t* n) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(stream, "stream")) return s;
+    if (flopspack_status s = RequireNonNull(items, "items")) return s;
+    if (flopspack_status s = RequireNonNull(n, "n")) return s;
+    *items = stream->stream->deferred().data();
+    *n = stream->stream->deferred().size();
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_bucket_stream_leftover(const flopspack_bucket_stream* stream,
+                                                  const int64_t** items, size_t* n) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(stream, "stream")) return s;
+    if (flopspack_status s = RequireNonNull(items, "items")) return s;
+    if (flopspack_status s = RequireNonNull(n, "n")) return s;
+    *items = stream->stream->leftover().data();
+    *n = stream->stream->leftover().size();
+    return FLOPSPACK_OK;
+  });
+}
+
+void flopspack_bucket_stream_destroy(flopspack_bucket_stream* stream) { delete stream; }
 
 }  // extern "C"

@@ -38,6 +38,7 @@ BucketSettings BucketSettingsFromFlags(const Invocation& invocation) {
   if (s.accumulation == 0) throw UsageError("--microbatches must be at least 1");
   s.drop_last = absl::GetFlag(FLAGS_drop_last);
   s.seed = absl::GetFlag(FLAGS_seed);
+  s.overflow = ParseOverflow(invocation, "error", {"error", "truncate", "defer"});
   return s;
 }
 
@@ -51,6 +52,7 @@ Json BucketSettingsJson(const BucketSettings& s) {
   out.Set("accumulation_steps", s.accumulation);
   out.Set("drop_last", s.drop_last);
   out.Set("seed", s.seed);
+  out.Set("overflow", OverflowName(s.overflow));
   return out;
 }
 
@@ -77,6 +79,7 @@ flopspack_status CreateSampler(const Context& context, const std::vector<int64_t
   options.accumulation_steps = s.accumulation;
   options.drop_last = s.drop_last ? 1 : 0;
   options.seed = s.seed;
+  options.overflow = s.overflow;
   return flopspack_bucket_sampler_create(&options, context.model.get(), lengths.data(),
                                          lengths.size(), sampler);
 }
@@ -116,7 +119,7 @@ uint64_t FitSampleToStep(Context& context, const BucketSettings& settings,
   const uint64_t n = context.lengths.values.size();
   uint64_t size = std::max<uint64_t>(2 * n, 2 * settings.num_ranks * settings.accumulation);
   std::vector<int64_t> pool;
-  for (int i = 0; i < 24; ++i, size *= 2) {
+  for (int i = 0; i < 8; ++i, size *= 2) {
     pool = DrawWithReplacement(context.lengths.values, size, settings.seed ^ 0x9E3779B97F4A7C15ULL);
     if (Fits(context, pool, settings, all)) break;
   }

@@ -27,10 +27,11 @@ struct BucketSettings {
   uint64_t accumulation = 1;
   bool drop_last = false;
   uint64_t seed = 0;
+  int32_t overflow = FLOPSPACK_OVERFLOW_ERROR;  // samples over the budget
 };
 
 // --max-padded-tokens, --max-batch-cost, --ranks (one value, default 8),
-// --microbatches, --drop-last, --seed.
+// --microbatches, --drop-last, --seed, --overflow (error, truncate, defer).
 BucketSettings BucketSettingsFromFlags(const Invocation& invocation);
 Json BucketSettingsJson(const BucketSettings& settings);
 std::string BudgetSummary(const BucketSettings& settings);

@@ -152,7 +152,7 @@ Command BucketsCommand() {
           "padding efficiency against step diversity for several bucket counts; 1 bucket is a\n"
           "plain random shuffle. --plan prints the batches (--csv: group,rank,slot,item,tokens).",
           Concat({{"buckets", "max_padded_tokens", "max_batch_cost", "ranks", "microbatches",
-                   "drop_last", "seed", "epoch", "tradeoff", "plan", "resample"},
+                   "drop_last", "seed", "epoch", "tradeoff", "plan", "resample", "overflow"},
                   InputFlags(),
                   ModelFlags(),
                   OutputFlags()}),

@@ -517,8 +517,11 @@ Command ReportCommand() {
           "straggler emulator, --report-steps steps per point); one step rank by rank;\n"
           "padding versus step diversity for padded batches; and a recommendation.\n"
           "The training setup it assumes, unless given: --ranks 64,128,...,8192, each rank\n"
-          "--microbatches 4 of --capacity 16384 tokens, planner cap --max-tokens 1.25 x\n"
-          "capacity. Numbers go to DIR/report.json; report.py (matplotlib) draws\n"
+          "--microbatches 4 of --capacity 16384 tokens, every policy the same memory\n"
+          "(--max-tokens gives the planner slack). The recommendation answers at --decide-at\n"
+          "(1024,8192): the throughput each policy loses, and no change below --min-gain.\n"
+          "A file too small for a step is resampled (--noresample: n/a). Numbers go to\n"
+          "DIR/report.json; report.py (matplotlib) draws\n"
           "DIR/index.html and its SVG figures (FLOPSPACK_PYTHON, FLOPSPACK_REPORT_SCRIPT:\n"
           "docs/cli.md). Prints the recommendation and the page's path.",
           Concat({{"out", "ranks", "capacity", "max_tokens", "microbatches", "report_steps", "seed",

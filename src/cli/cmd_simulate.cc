@@ -167,7 +167,8 @@ void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
                          "%d steps, seed %d)\n\n",
                          settings.microbatches, Cell(settings.tokens_per_microbatch),
                          settings.steps, settings.seed) +
-         t.Text() + ResampleNote(context, any_resampled, any_missing));
+         t.Text() + (any_resampled || any_missing ? "\n" : "") +
+         ResampleNote(context, any_resampled, any_missing));
   }
   EndIfInterrupted(interrupted);
 }

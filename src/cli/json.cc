@@ -9,30 +9,37 @@
 namespace flopspack::cli {
 
 Json::Json(uint64_t value) {
+  // Above INT64_MAX the value is written as a double, as before.
   if (value <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    type_ = Type::kInt;
-    int_ = static_cast<int64_t>(value);
+    value_ = static_cast<int64_t>(value);
   } else {
-    type_ = Type::kDouble;
-    double_ = static_cast<double>(value);
+    value_ = static_cast<double>(value);
   }
 }
 
-Json& Json::Push(Json value) {
-  items_.push_back(std::move(value));
-  return items_.back();
+Json::Type Json::type() const {
+  switch (value_.type()) {
+    case nlohmann::ordered_json::value_t::boolean:
+      return Type::kBool;
+    case nlohmann::ordered_json::value_t::number_integer:
+    case nlohmann::ordered_json::value_t::number_unsigned:
+      return Type::kInt;
+    case nlohmann::ordered_json::value_t::number_float:
+      return Type::kDouble;
+    case nlohmann::ordered_json::value_t::string:
+      return Type::kString;
+    case nlohmann::ordered_json::value_t::array:
+      return Type::kArray;
+    case nlohmann::ordered_json::value_t::object:
+      return Type::kObject;
+    default:
+      return Type::kNull;
+  }
 }
 
-Json& Json::Set(const std::string& key, Json value) {
-  for (auto& member : members_) {
-    if (member.first == key) {
-      member.second = std::move(value);
-      return member.second;
-    }
-  }
-  members_.emplace_back(key, std::move(value));
-  return members_.back().second;
-}
+void Json::Push(Json value) { value_.push_back(std::move(value.value_)); }
+
+void Json::Set(const std::string& key, Json value) { value_[key] = std::move(value.value_); }
 
 std::string JsonQuote(const std::string& s) {
   std::string out = "\"";
@@ -71,64 +78,75 @@ std::string FormatShortest(double value) {
   return std::string(buffer, result.ptr);
 }
 
-std::string Json::Dump(int indent) const {
-  std::string out;
-  DumpTo(out, indent, 0);
-  if (indent >= 0) out += "\n";
-  return out;
-}
+namespace {
 
-void Json::DumpTo(std::string& out, int indent, int depth) const {
+bool IsContainer(const nlohmann::ordered_json& v) { return v.is_array() || v.is_object(); }
+
+void DumpTo(const nlohmann::ordered_json& v, std::string& out, int indent, int depth) {
   const auto newline = [&](int level) {
     if (indent < 0) return;
     out += '\n';
     out.append(static_cast<size_t>(indent * level), ' ');
   };
-  switch (type_) {
-    case Type::kNull:
-      out += "null";
+  switch (v.type()) {
+    case nlohmann::ordered_json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
       break;
-    case Type::kBool:
-      out += bool_ ? "true" : "false";
+    case nlohmann::ordered_json::value_t::number_integer:
+      out += std::to_string(v.get<int64_t>());
       break;
-    case Type::kInt:
-      out += std::to_string(int_);
+    case nlohmann::ordered_json::value_t::number_unsigned:
+      out += std::to_string(v.get<uint64_t>());
       break;
-    case Type::kDouble:
-      out += std::isfinite(double_) ? FormatShortest(double_) : "null";
+    case nlohmann::ordered_json::value_t::number_float: {
+      const double d = v.get<double>();
+      out += std::isfinite(d) ? FormatShortest(d) : "null";
       break;
-    case Type::kString:
-      out += JsonQuote(string_);
+    }
+    case nlohmann::ordered_json::value_t::string:
+      out += JsonQuote(v.get_ref<const std::string&>());
       break;
-    case Type::kArray: {
+    case nlohmann::ordered_json::value_t::array: {
       // Arrays of scalars stay on one line: long number lists read better.
       bool scalars = true;
-      for (const Json& item : items_) {
-        scalars = scalars && item.type_ != Type::kArray && item.type_ != Type::kObject;
-      }
+      for (const auto& item : v) scalars = scalars && !IsContainer(item);
       out += '[';
-      for (size_t i = 0; i < items_.size(); ++i) {
-        if (i > 0) out += scalars || indent < 0 ? ", " : ",";
+      size_t i = 0;
+      for (const auto& item : v) {
+        if (i++ > 0) out += scalars || indent < 0 ? ", " : ",";
         if (!scalars) newline(depth + 1);
-        items_[i].DumpTo(out, indent, depth + 1);
+        DumpTo(item, out, indent, depth + 1);
       }
-      if (!scalars && !items_.empty()) newline(depth);
+      if (!scalars && !v.empty()) newline(depth);
       out += ']';
       break;
     }
-    case Type::kObject:
+    case nlohmann::ordered_json::value_t::object: {
       out += '{';
-      for (size_t i = 0; i < members_.size(); ++i) {
-        if (i > 0) out += indent < 0 ? ", " : ",";
+      size_t i = 0;
+      for (const auto& [key, item] : v.items()) {
+        if (i++ > 0) out += indent < 0 ? ", " : ",";
         newline(depth + 1);
-        out += JsonQuote(members_[i].first);
+        out += JsonQuote(key);
         out += ": ";
-        members_[i].second.DumpTo(out, indent, depth + 1);
+        DumpTo(item, out, indent, depth + 1);
       }
-      if (!members_.empty()) newline(depth);
+      if (!v.empty()) newline(depth);
       out += '}';
       break;
+    }
+    default:
+      out += "null";
   }
+}
+
+}  // namespace
+
+std::string Json::Dump(int indent) const {
+  std::string out;
+  DumpTo(value_, out, indent, 0);
+  if (indent >= 0) out += "\n";
+  return out;
 }
 
 }  // namespace flopspack::cli

@@ -1,8 +1,11 @@
-// A small JSON value for the CLI's --json output: null, bool, integer,
-// number, string, array and object (keys keep insertion order, so output is
-// stable and reads in the order docs/cli.md describes). Numbers are written
-// in the shortest form that reads back to the same double; NaN and
-// infinities, which JSON cannot hold, are written as null.
+// The CLI's --json output: a value of nlohmann-json (ordered_json: keys keep
+// insertion order, so output is stable and reads in the order docs/cli.md
+// describes) behind the small interface the commands use, and the printer of
+// the flopspack-cli/1 layout: arrays of scalars on one line, numbers in the
+// shortest form that reads back to the same double (3.0 is "3"), NaN and
+// infinities, which JSON cannot hold, as null. nlohmann's own dump() lays
+// arrays out one item per line and writes 3.0 as "3.0", so the printer stays
+// ours: the output is byte for byte what earlier releases wrote (tested).
 #ifndef FLOPSPACK_CLI_JSON_H_
 #define FLOPSPACK_CLI_JSON_H_
 
@@ -11,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace flopspack::cli {
 
 class Json {
@@ -18,16 +23,16 @@ class Json {
   enum class Type { kNull, kBool, kInt, kDouble, kString, kArray, kObject };
 
   Json() = default;
-  Json(bool value) : type_(Type::kBool), bool_(value) {}             // NOLINT: implicit by design
-  Json(int value) : type_(Type::kInt), int_(value) {}                // NOLINT
-  Json(int64_t value) : type_(Type::kInt), int_(value) {}            // NOLINT
-  Json(uint64_t value);                                              // NOLINT
-  Json(double value) : type_(Type::kDouble), double_(value) {}       // NOLINT
-  Json(const char* value) : type_(Type::kString), string_(value) {}  // NOLINT
-  Json(std::string value) : type_(Type::kString), string_(std::move(value)) {}  // NOLINT
+  Json(bool value) : value_(value) {}                      // NOLINT: implicit by design
+  Json(int value) : value_(int64_t{value}) {}              // NOLINT
+  Json(int64_t value) : value_(value) {}                   // NOLINT
+  Json(uint64_t value);                                    // NOLINT
+  Json(double value) : value_(value) {}                    // NOLINT
+  Json(const char* value) : value_(std::string(value)) {}  // NOLINT
+  Json(std::string value) : value_(std::move(value)) {}    // NOLINT
 
-  static Json Array() { return Json(Type::kArray); }
-  static Json Object() { return Json(Type::kObject); }
+  static Json Array() { return Json(nlohmann::ordered_json::array()); }
+  static Json Object() { return Json(nlohmann::ordered_json::object()); }
   template <typename T>
   static Json ArrayOf(const std::vector<T>& values) {
     Json out = Array();
@@ -35,26 +40,22 @@ class Json {
     return out;
   }
 
-  Type type() const { return type_; }
+  Type type() const;
   // Appends to an array.
-  Json& Push(Json value);
+  void Push(Json value);
   // Sets a key of an object (replacing an existing one in place).
-  Json& Set(const std::string& key, Json value);
+  void Set(const std::string& key, Json value);
 
   // indent < 0: one line; otherwise pretty-printed with that many spaces.
   std::string Dump(int indent = 2) const;
 
- private:
-  explicit Json(Type type) : type_(type) {}
-  void DumpTo(std::string& out, int indent, int depth) const;
+  // The value itself (nlohmann-json, keys in insertion order).
+  const nlohmann::ordered_json& value() const { return value_; }
 
-  Type type_ = Type::kNull;
-  bool bool_ = false;
-  int64_t int_ = 0;
-  double double_ = 0;
-  std::string string_;
-  std::vector<Json> items_;
-  std::vector<std::pair<std::string, Json>> members_;
+ private:
+  explicit Json(nlohmann::ordered_json value) : value_(std::move(value)) {}
+
+  nlohmann::ordered_json value_;
 };
 
 // JSON string literal (with quotes) for s.

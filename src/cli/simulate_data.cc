@@ -114,7 +114,7 @@ std::vector<int64_t> MakePool(const Context& context, const SimPolicy& policy, u
                               uint64_t max_ranks, const SimSettings& settings) {
   uint64_t size = PoolSize(needed, context.lengths.values.size());
   std::vector<int64_t> pool = DrawWithReplacement(context.lengths.values, size, PoolSeed(settings));
-  for (int i = 0; i < 16 && IsBuckets(policy) && !BucketsFit(pool, max_ranks, settings); ++i) {
+  for (int i = 0; i < 8 && IsBuckets(policy) && !BucketsFit(pool, max_ranks, settings); ++i) {
     size *= 2;
     pool = DrawWithReplacement(context.lengths.values, size, PoolSeed(settings));
   }
@@ -152,7 +152,9 @@ PointNeed Need(const Context& context, const SimPolicy& policy, uint64_t ranks,
   // a step, as a count the user can act on.
   need.fits = false;
   uint64_t size = std::max<uint64_t>({need.documents, ranks * settings.microbatches, n + 1});
-  for (int i = 0; i < 24; ++i, size *= 2) {
+  // Bounded: a pool of twice a step's samples fills it; 8 doublings is far past
+  // any sampler this has met.
+  for (int i = 0; i < 8; ++i, size *= 2) {
     if (BucketsFit(DrawWithReplacement(context.lengths.values, size, PoolSeed(settings)), ranks,
                    settings)) {
       break;

@@ -394,3 +394,110 @@ TEST(BucketsCapiTest, SamplerBadInput) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(BucketsCapiTest, StreamPlacesEverySampleOnceThroughTheLibrary) {
+  // 2,003 samples, buffer 500: four full chunks and a tail of 3 samples, too
+  // small for a step of 8 batches (listed as leftover).
+  const std::vector<int64_t> lengths = Lengths(2003);
+  flopspack_bucket_sampler_options o = Options();
+  flopspack_bucket_stream* stream = nullptr;
+  ASSERT_EQ(flopspack_bucket_stream_create(&o, nullptr, 500, &stream), FLOPSPACK_OK);
+  std::vector<int> seen(lengths.size(), 0);
+  size_t at = 0;
+  uint64_t taken = 0;
+  auto drain = [&] {
+    uint64_t ready = 0;
+    ASSERT_EQ(flopspack_bucket_stream_ready(stream, &ready), FLOPSPACK_OK);
+    for (; ready > 0; --ready) {
+      flopspack_plan* plan = nullptr;
+      ASSERT_EQ(flopspack_bucket_stream_take(stream, &plan), FLOPSPACK_OK);
+      ASSERT_EQ(flopspack_plan_group_count(plan), 8u);
+      for (size_t g = 0; g < 8; ++g) {
+        const int64_t* items = nullptr;
+        size_t n = 0;
+        ASSERT_EQ(flopspack_plan_group(plan, g, &items, nullptr, &n), FLOPSPACK_OK);
+        for (size_t k = 0; k < n; ++k) ++seen[items[k]];
+        size_t rank = 0, slot = 0;
+        ASSERT_EQ(flopspack_plan_group_slot(plan, g, &rank, &slot), FLOPSPACK_OK);
+        EXPECT_EQ(slot / 2, taken);  // slots count steps over the whole stream
+      }
+      flopspack_plan_destroy(plan);
+      ++taken;
+      ASSERT_EQ(flopspack_bucket_stream_ready(stream, &ready), FLOPSPACK_OK);
+      ++ready;
+    }
+  };
+  while (at < lengths.size()) {
+    size_t accepted = 0;
+    const size_t n = std::min<size_t>(300, lengths.size() - at);
+    ASSERT_EQ(flopspack_bucket_stream_push(stream, lengths.data() + at, n, &accepted),
+              FLOPSPACK_OK);
+    at += accepted;
+    drain();
+  }
+  ASSERT_EQ(flopspack_bucket_stream_flush(stream), FLOPSPACK_OK);
+  drain();
+  const int64_t* items = nullptr;
+  size_t n = 0;
+  ASSERT_EQ(flopspack_bucket_stream_leftover(stream, &items, &n), FLOPSPACK_OK);
+  ASSERT_EQ(n, 3u);
+  for (size_t k = 0; k < n; ++k) {
+    EXPECT_EQ(items[k], static_cast<int64_t>(2000 + k));
+    ++seen[items[k]];
+  }
+  ASSERT_EQ(flopspack_bucket_stream_deferred(stream, &items, &n), FLOPSPACK_OK);
+  EXPECT_EQ(n, 0u);
+  for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << "sample " << i;
+  flopspack_plan* none = reinterpret_cast<flopspack_plan*>(uintptr_t{0x1});
+  EXPECT_EQ(flopspack_bucket_stream_take(stream, &none), FLOPSPACK_OUT_OF_RANGE);
+  EXPECT_EQ(none, reinterpret_cast<flopspack_plan*>(uintptr_t{0x1}));
+  flopspack_bucket_stream_destroy(stream);
+  flopspack_bucket_stream_destroy(nullptr);
+}
+
+TEST(BucketsCapiTest, DiagnoseThroughTheLibrary) {
+  const std::vector<int64_t> lengths = Lengths(3000);
+  flopspack_bucket_sampler_options o = Options();
+  flopspack_bucket_sampler* sampler = nullptr;
+  ASSERT_EQ(flopspack_bucket_sampler_create(&o, nullptr, lengths.data(), lengths.size(), &sampler),
+            FLOPSPACK_OK);
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_bucket_sampler_epoch(sampler, 1, &plan), FLOPSPACK_OK);
+  struct flopspack_plan_metrics m;
+  m.struct_size = sizeof(m);
+  ASSERT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
+  flopspack_bucket_sampler_diagnostics d;
+  d.struct_size = sizeof(d);
+  // Impossible targets: every bit set, shortfalls equal to the gaps.
+  ASSERT_EQ(flopspack_bucket_sampler_diagnose(sampler, 1, 1.0, 1.0, 0.0, &d), FLOPSPACK_OK);
+  EXPECT_EQ(d.balance_efficiency, m.balance_efficiency);
+  EXPECT_EQ(d.padding_efficiency, m.padding_efficiency);
+  EXPECT_EQ(d.diversity_distance, m.diversity_distance);
+  EXPECT_EQ(d.unmet, static_cast<uint32_t>(FLOPSPACK_BUCKET_TARGET_BALANCE |
+                                           FLOPSPACK_BUCKET_TARGET_PADDING |
+                                           FLOPSPACK_BUCKET_TARGET_DIVERSITY));
+  EXPECT_DOUBLE_EQ(d.balance_shortfall, 1.0 - m.balance_efficiency);
+  EXPECT_DOUBLE_EQ(d.diversity_excess, m.diversity_distance);
+  EXPECT_DOUBLE_EQ(d.diversity_floor, 0.5 / 8);
+  // Trivial targets: nothing unmet.
+  ASSERT_EQ(flopspack_bucket_sampler_diagnose(sampler, 1, 0.0, 0.0, 1.0, &d), FLOPSPACK_OK);
+  EXPECT_EQ(d.unmet, 0u);
+  EXPECT_EQ(d.balance_shortfall, 0.0);
+  // An older, smaller struct gets only its fields.
+  struct {
+    flopspack_bucket_sampler_diagnostics d;
+  } small;
+  std::memset(&small, 0x7F, sizeof(small));
+  small.d.struct_size = offsetof(flopspack_bucket_sampler_diagnostics, balance_shortfall);
+  ASSERT_EQ(flopspack_bucket_sampler_diagnose(sampler, 1, 1.0, 1.0, 0.0, &small.d), FLOPSPACK_OK);
+  EXPECT_EQ(small.d.balance_efficiency, m.balance_efficiency);
+  unsigned char after;
+  std::memcpy(&after, &small.d.balance_shortfall, 1);
+  EXPECT_EQ(after, 0x7F);
+  flopspack_plan_destroy(plan);
+  flopspack_bucket_sampler_destroy(sampler);
+}
+
+}  // namespace

@@ -955,6 +955,44 @@ std::vector<Row> Rows() {
       "balance target = 1.5: targets are shares in [0, 1]", [](Outs& o) {
         return flopspack_bucket_sampler_diagnose(NewSampler(), 0, 1.5, 0.95, 0.1, &o.diagnostics);
       });
+  add("BucketStreamBuffer", "`flopspack_bucket_stream_create`", "buffer_size 0 or above 2^40",
+      FLOPSPACK_INVALID_ARGUMENT, "buffer_size = 0: must be in [1, 2^40]", [](Outs& o) {
+        flopspack_bucket_sampler_options s = Sampler(100);
+        flopspack_bucket_stream* stream = nullptr;
+        const flopspack_status status = flopspack_bucket_stream_create(&s, nullptr, 0, &stream);
+        if (stream != nullptr) o.u64 = 0;  // would show as touched
+        return status;
+      });
+  add("BucketStreamPushAfterFlush", "`flopspack_bucket_stream_push`", "a push after flush",
+      FLOPSPACK_INFEASIBLE, "push after flush: the stream has ended", [](Outs& o) {
+        flopspack_bucket_sampler_options s = Sampler(100);
+        flopspack_bucket_stream* stream = nullptr;
+        flopspack_bucket_stream_create(&s, nullptr, 10, &stream);
+        flopspack_bucket_stream_flush(stream);
+        const flopspack_status status = flopspack_bucket_stream_push(stream, kThree, 3, &o.size);
+        flopspack_bucket_stream_destroy(stream);
+        return status;
+      });
+  add("BucketStreamChunkFails", "`flopspack_bucket_stream_push`",
+      "a chunk cannot be sampled (e.g. an over-budget sample, overflow = ERROR)",
+      FLOPSPACK_INFEASIBLE,
+      "chunk 0 (stream samples 0..2): lengths[1] = 8 exceeds max_padded_tokens = 6", [](Outs& o) {
+        flopspack_bucket_sampler_options s = Sampler(6);
+        flopspack_bucket_stream* stream = nullptr;
+        flopspack_bucket_stream_create(&s, nullptr, 3, &stream);
+        const flopspack_status status = flopspack_bucket_stream_push(stream, kThree, 3, &o.size);
+        flopspack_bucket_stream_destroy(stream);
+        return status;
+      });
+  add("BucketStreamNothingReady", "`flopspack_bucket_stream_take`", "no step is ready",
+      FLOPSPACK_OUT_OF_RANGE, "no step is ready: push more lengths", [](Outs& o) {
+        flopspack_bucket_sampler_options s = Sampler(100);
+        flopspack_bucket_stream* stream = nullptr;
+        flopspack_bucket_stream_create(&s, nullptr, 10, &stream);
+        const flopspack_status status = flopspack_bucket_stream_take(stream, &o.plan);
+        flopspack_bucket_stream_destroy(stream);
+        return status;
+      });
 
   // ---- The streaming packer.
   add("StreamCapacity", "`flopspack_stream_packer_create`", "capacity outside [1, 2^24]",

@@ -43,7 +43,9 @@ TEST(JsonTest, Layout) {
   o.Set("d", Json());
   o.Set("a", true);  // replaces in place, keeps order
   Json nested = Json::Array();
-  nested.Push(Json::Object()).Set("x", "y");
+  Json inner = Json::Object();
+  inner.Set("x", "y");
+  nested.Push(std::move(inner));
   o.Set("e", std::move(nested));
   o.Set("f", uint64_t{18446744073709551615ull});
   EXPECT_EQ(o.Dump(-1),

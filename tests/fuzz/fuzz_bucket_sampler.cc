@@ -1,10 +1,14 @@
 // Fuzzes the bucket sampler (create, epoch, step, steps_per_epoch,
 // upper_bounds, step_diversity): both budget kinds, explicit or optimal
 // bounds, pad-last and drop-last, ranks and accumulation from 0 up, a
-// newer caller's larger options struct. Invariants on success: an epoch has
+// newer caller's larger options struct, every overflow value (error,
+// truncate, defer, and the rejected split and non-enum values). Invariants
+// on success: an epoch has
 // steps x R x A groups ordered by step, rank, accumulation index with the
 // documented (rank, slot); every sample is in exactly one batch, or (drop
-// last only) listed once as dropped and counted; every batch is within the
+// last only) listed once as dropped, or (overflow = defer) once as
+// deferred and over the budget, all counted; a truncated sample keeps the
+// budget's worth; every batch is within the
 // budget and computed at size x longest; each step plan has exactly the
 // epoch's groups; the same epoch twice is the same plan; a step past the
 // end is OUT_OF_RANGE.
@@ -38,6 +42,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.num_ranks = in.ConsumeIntegralInRange<uint64_t>(0, 4);
   options.accumulation_steps = in.ConsumeIntegralInRange<uint64_t>(0, 3);
   options.seed = in.ConsumeIntegral<uint64_t>();
+  {
+    const int32_t kOverflows[] = {FLOPSPACK_OVERFLOW_ERROR, FLOPSPACK_OVERFLOW_TRUNCATE,
+                                  FLOPSPACK_OVERFLOW_DEFER, FLOPSPACK_OVERFLOW_SPLIT, 7};
+    options.overflow = kOverflows[in.ConsumeIntegralInRange<size_t>(0, 4)];
+  }
+  const bool overflow_ok = options.overflow == FLOPSPACK_OVERFLOW_ERROR ||
+                           options.overflow == FLOPSPACK_OVERFLOW_TRUNCATE ||
+                           options.overflow == FLOPSPACK_OVERFLOW_DEFER;
   const fuzz::Versioned<flopspack_bucket_sampler_options> versioned(
       options, fuzz::ConsumeTail(in), in.ConsumeIntegralInRange<size_t>(1, 64));
   const std::vector<int64_t> lengths = fuzz::ConsumeLengths(in, 120, 250);
@@ -51,14 +63,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 (status == FLOPSPACK_CALLBACK_FAILED && can_fail),
             "create fails with a documented status");
     if (versioned.tail() == fuzz::Tail::kNonZero || options.num_ranks == 0 ||
-        options.accumulation_steps == 0) {
+        options.accumulation_steps == 0 || !overflow_ok) {
       Require(status == FLOPSPACK_INVALID_ARGUMENT, "bad options are INVALID_ARGUMENT");
     }
     flopspack_cost_model_destroy(model);
     return 0;
   }
   Require(versioned.tail() != fuzz::Tail::kNonZero && options.num_ranks > 0 &&
-              options.accumulation_steps > 0 && (options.drop_last == 0 || options.drop_last == 1),
+              options.accumulation_steps > 0 &&
+              (options.drop_last == 0 || options.drop_last == 1) && overflow_ok,
           "bad options are never accepted");
   const bool cost_budget = options.budget_kind == FLOPSPACK_BUCKET_BUDGET_COST;
   Require(!cost_budget || model != nullptr, "a cost budget needs a model");
@@ -97,7 +110,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Require(!batch.items.empty(), "no empty batch");
     int64_t longest = 0;
     for (size_t i = 0; i < batch.items.size(); ++i) {
-      Require(batch.tokens[i] == lengths[batch.items[i]], "a sample keeps its length");
+      const int64_t length = lengths[batch.items[i]];
+      if (options.overflow == FLOPSPACK_OVERFLOW_TRUNCATE) {
+        Require(batch.tokens[i] >= 1 && batch.tokens[i] <= length, "truncation only shortens");
+        if (!cost_budget) {
+          Require(batch.tokens[i] == std::min(length, options.max_padded_tokens),
+                  "truncated to the token budget");
+        }
+      } else {
+        Require(batch.tokens[i] == length, "a sample keeps its length");
+      }
       longest = std::max(longest, batch.tokens[i]);
     }
     const int64_t padded = static_cast<int64_t>(batch.items.size()) * longest;
@@ -113,17 +135,41 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int64_t i : d.dropped) {
     Require(i >= 0 && static_cast<size_t>(i) < lengths.size(), "dropped index in range");
     ++dropped[i];
-    dropped_tokens += lengths[i];
+    // A dropped sample counts what it would have trained: truncated, its
+    // budget's worth (the cost budget's limit is the model's, not known here).
+    dropped_tokens += options.overflow == FLOPSPACK_OVERFLOW_TRUNCATE && !cost_budget
+                          ? std::min(lengths[i], options.max_padded_tokens)
+                          : lengths[i];
   }
+  const bool exact_tokens = !(options.overflow == FLOPSPACK_OVERFLOW_TRUNCATE && cost_budget);
   Require(options.drop_last == 1 || d.dropped.empty(), "pad last drops nothing");
+  std::vector<int64_t> deferred(lengths.size(), 0);
+  int64_t deferred_tokens = 0;
+  for (int64_t i : d.deferred) {
+    Require(i >= 0 && static_cast<size_t>(i) < lengths.size(), "deferred index in range");
+    Require(cost_budget || lengths[i] > options.max_padded_tokens, "only over-budget deferred");
+    ++deferred[i];
+    deferred_tokens += lengths[i];
+  }
+  Require(options.overflow == FLOPSPACK_OVERFLOW_DEFER || d.deferred.empty(), "only defer defers");
+  Require(
+      d.metrics.deferred_items == d.deferred.size() && d.metrics.deferred_tokens == deferred_tokens,
+      "deferred counted");
   int64_t total = 0, real = 0;
   for (size_t i = 0; i < lengths.size(); ++i) {
-    Require(pieces[i] + dropped[i] == 1, "every sample in exactly one batch or dropped once");
+    Require(pieces[i] + dropped[i] + deferred[i] == 1,
+            "every sample in exactly one batch, or dropped or deferred once");
     total += lengths[i];
     real += placed[i];
   }
-  Require(real + dropped_tokens == total, "token sum preserved");
-  Require(d.metrics.dropped_tokens == dropped_tokens, "dropped tokens counted");
+  if (exact_tokens) {
+    Require(real + dropped_tokens + deferred_tokens + d.metrics.truncated_tokens == total,
+            "token sum preserved");
+    Require(d.metrics.dropped_tokens == dropped_tokens, "dropped tokens counted");
+  } else {
+    Require(real + d.metrics.dropped_tokens + d.metrics.truncated_tokens == total,
+            "token sum preserved (cost-budget truncation)");
+  }
   Require(d.metrics.num_steps == steps, "metrics.num_steps");
 
   flopspack_plan* again = nullptr;

@@ -5,4 +5,5 @@ add_executable(golden_generate ${CMAKE_CURRENT_LIST_DIR}/generate.cc)
 set_target_properties(golden_generate PROPERTIES CXX_STANDARD 17
   RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests/golden)
 target_compile_options(golden_generate PRIVATE ${FLOPSPACK_WARNINGS})
-target_link_libraries(golden_generate PRIVATE flopspack)
+find_package(nlohmann_json 3.10 REQUIRED)
+target_link_libraries(golden_generate PRIVATE flopspack nlohmann_json::nlohmann_json)

@@ -1,8 +1,7 @@
-// A minimal JSON reader for the golden vectors (tests only): objects,
-// arrays, strings without escapes beyond \" and \\, numbers, true/false/null.
+// The golden vectors as a tree of Values (tests only), parsed by nlohmann-json.
 // Integers (no '.', 'e' or 'E') keep their exact int64 value; other numbers
-// are read with strtod, which rounds correctly, so a double written with 17
-// significant digits comes back bit for bit.
+// are read with correct rounding, so a double written with 17 significant
+// digits comes back bit for bit.
 #ifndef FLOPSPACK_TESTS_GOLDEN_JSON_READER_H_
 #define FLOPSPACK_TESTS_GOLDEN_JSON_READER_H_
 
@@ -14,6 +13,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace golden {
 
@@ -54,110 +55,59 @@ struct Value {
   }
 };
 
-class Parser {
- public:
-  explicit Parser(const std::string& text) : s_(text) {}
-  Value Parse() {
-    Value v = ParseValue();
-    Skip();
-    if (i_ != s_.size()) Fail("trailing characters");
-    return v;
-  }
+namespace detail {
 
- private:
-  [[noreturn]] void Fail(const std::string& what) {
-    throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(i_));
-  }
-  void Skip() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
-      ++i_;
-  }
-  void Expect(char c) {
-    Skip();
-    if (i_ >= s_.size() || s_[i_] != c) Fail(std::string("expected ") + c);
-    ++i_;
-  }
-  std::string ParseString() {
-    Expect('"');
-    std::string out;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\') ++i_;
-      out += s_[i_++];
-    }
-    Expect('"');
-    return out;
-  }
-  Value ParseValue() {
-    Skip();
-    if (i_ >= s_.size()) Fail("unexpected end");
-    Value v;
-    const char c = s_[i_];
-    if (c == '{') {
-      v.kind = Value::kObject;
-      ++i_;
-      Skip();
-      if (s_[i_] == '}') return ++i_, v;
-      for (;;) {
-        std::string key = ParseString();
-        Expect(':');
-        v.fields[key] = ParseValue();
-        Skip();
-        if (s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        Expect('}');
-        return v;
-      }
-    }
-    if (c == '[') {
-      v.kind = Value::kArray;
-      ++i_;
-      Skip();
-      if (s_[i_] == ']') return ++i_, v;
-      for (;;) {
-        v.items.push_back(ParseValue());
-        Skip();
-        if (s_[i_] == ',') {
-          ++i_;
-          continue;
-        }
-        Expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.kind = Value::kString;
-      v.text = ParseString();
-      return v;
-    }
-    for (const char* word : {"true", "false", "null"}) {
-      if (s_.compare(i_, std::string(word).size(), word) == 0) {
-        i_ += std::string(word).size();
-        v.kind = word[0] == 'n' ? Value::kNull : Value::kBool;
-        v.boolean = word[0] == 't';
-        return v;
-      }
-    }
-    const size_t start = i_;
-    while (i_ < s_.size() && std::string("+-0123456789.eE").find(s_[i_]) != std::string::npos) ++i_;
-    const std::string number = s_.substr(start, i_ - start);
-    if (number.empty()) Fail("unexpected character");
-    if (number.find_first_of(".eE") == std::string::npos) {
+inline Value Convert(const nlohmann::json& j) {
+  Value v;
+  switch (j.type()) {
+    case nlohmann::json::value_t::boolean:
+      v.kind = Value::kBool;
+      v.boolean = j.get<bool>();
+      break;
+    case nlohmann::json::value_t::number_integer:
       v.kind = Value::kInt;
-      v.integer = std::stoll(number);
-    } else {
+      v.integer = j.get<int64_t>();
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      if (j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        throw std::runtime_error("JSON: integer " + j.dump() + " does not fit in int64");
+      }
+      v.kind = Value::kInt;
+      v.integer = static_cast<int64_t>(j.get<uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_float:
       v.kind = Value::kDouble;
-      v.number = std::strtod(number.c_str(), nullptr);
-    }
-    return v;
+      v.number = j.get<double>();
+      break;
+    case nlohmann::json::value_t::string:
+      v.kind = Value::kString;
+      v.text = j.get<std::string>();
+      break;
+    case nlohmann::json::value_t::array:
+      v.kind = Value::kArray;
+      for (const nlohmann::json& item : j) v.items.push_back(Convert(item));
+      break;
+    case nlohmann::json::value_t::object:
+      v.kind = Value::kObject;
+      for (const auto& [key, item] : j.items()) v.fields[key] = Convert(item);
+      break;
+    default:
+      break;
   }
+  return v;
+}
 
-  const std::string& s_;
-  size_t i_ = 0;
-};
+}  // namespace detail
 
-inline Value Parse(const std::string& text) { return Parser(text).Parse(); }
+// Parses with nlohmann-json (Debian nlohmann-json3-dev), the JSON library the
+// CLI uses too; a syntax error throws std::runtime_error with its offset.
+inline Value Parse(const std::string& text) {
+  try {
+    return detail::Convert(nlohmann::json::parse(text));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("JSON: ") + e.what());
+  }
+}
 
 }  // namespace golden
 

@@ -48,6 +48,10 @@ type BucketSamplerOptions struct {
 	NumRanks          uint64
 	AccumulationSteps uint64
 	Seed              uint64
+	// Samples that alone break the budget: OverflowError (default),
+	// OverflowTruncate, or OverflowDefer (drop: left out of every epoch,
+	// listed by Plan.Deferred).
+	Overflow Overflow
 }
 
 // DefaultBucketSamplerOptions returns the library's defaults.
@@ -59,6 +63,7 @@ func DefaultBucketSamplerOptions() BucketSamplerOptions {
 		DropLast: c.GetDrop_last() == 1, MaxPaddedTokens: c.GetMax_padded_tokens(),
 		MaxBatchCost: c.GetMax_batch_cost(), NumRanks: c.GetNum_ranks(),
 		AccumulationSteps: c.GetAccumulation_steps(), Seed: c.GetSeed(),
+		Overflow: Overflow(c.GetOverflow()),
 	}
 }
 
@@ -89,6 +94,7 @@ func NewBucketSampler(lengths []int64, options BucketSamplerOptions, model *Cost
 	c.SetNum_ranks(options.NumRanks)
 	c.SetAccumulation_steps(options.AccumulationSteps)
 	c.SetSeed(options.Seed)
+	c.SetOverflow(int(options.Overflow))
 	var h uintptr
 	err = capi.Flopspack_swig_bucket_sampler_create(c, m, lengths, options.UpperBounds, &h)
 	if err != nil {
@@ -196,6 +202,44 @@ func (s *BucketSampler) StepDiversity(plan *Plan) (tokens, samples []float64, er
 		return nil, nil, err
 	}
 	return tokens, samples, nil
+}
+
+// BucketDiagnostics says what an epoch achieves against targets and what
+// limits it (flopspack_bucket_sampler_diagnostics; docs/buckets.md).
+type BucketDiagnostics struct {
+	Unmet                                              uint32 // BucketTarget* bits missed
+	BalanceEfficiency, BalanceShortfall, BalanceBound  float64
+	PaddingEfficiency, PaddingShortfall, PaddingBound  float64
+	DiversityDistance, DiversityExcess, DiversityFloor float64
+	BatchCostCap, ImpliedCostBudget                    float64
+	TruncatedItems, DeferredItems                      uint64
+	TruncatedTokens, DeferredTokens                    int64
+}
+
+// Bits of BucketDiagnostics.Unmet.
+const (
+	BucketTargetBalance   uint32 = 1
+	BucketTargetPadding   uint32 = 2
+	BucketTargetDiversity uint32 = 4
+)
+
+// Diagnose reports whether epoch meets the targets (step balance >= balance,
+// padding efficiency >= padding, token-weighted step KS <= diversity; e.g.
+// 0.97, 0.95, 0.1), by how much it misses them, and the bounds that explain it.
+func (s *BucketSampler) Diagnose(epoch uint64, balance, padding, diversity float64) (BucketDiagnostics, error) {
+	h, err := s.handle()
+	if err != nil {
+		return BucketDiagnostics{}, err
+	}
+	defer s.release()
+	c := capi.NewFlopspack_bucket_sampler_diagnostics()
+	defer capi.DeleteFlopspack_bucket_sampler_diagnostics(c)
+	err = capi.Flopspack_bucket_sampler_diagnose(h, epoch, balance, padding, diversity, c)
+	var d BucketDiagnostics
+	if err == nil {
+		copyGetters(&d, c)
+	}
+	return d, s.model.explain(err)
 }
 
 // Close releases the sampler (idempotent): now, or when the calls

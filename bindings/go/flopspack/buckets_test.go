@@ -74,3 +74,44 @@ func TestBucketSamplerEpochCoversEverySampleOnce(t *testing.T) {
 		t.Fatalf("closed: %v", err)
 	}
 }
+
+func TestBucketSamplerOverflowAndDiagnose(t *testing.T) {
+	lengths := make([]int64, 0, 120)
+	for i := 0; i < 20; i++ {
+		lengths = append(lengths, 100, 5000, 300, 200, 9000, 50)
+	}
+	opts := DefaultBucketSamplerOptions()
+	opts.MaxPaddedTokens, opts.NumRanks = 1000, 2
+	if _, err := NewBucketSampler(lengths, opts, nil); err == nil || !strings.Contains(err.Error(), "lengths[1] = 5000 exceeds") {
+		t.Fatalf("error policy: %v", err)
+	}
+	opts.Overflow = OverflowDefer
+	s, err := NewBucketSampler(lengths, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	plan, err := s.Epoch(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deferred, _ := plan.Deferred()
+	if len(deferred) != 40 {
+		t.Fatalf("%d deferred, want 40", len(deferred))
+	}
+	d, err := s.Diagnose(0, 0.97, 0.95, 0.1)
+	if err != nil || d.DeferredItems != 40 || d.DeferredTokens != 20*14000 || d.BalanceEfficiency <= 0 {
+		t.Fatalf("diagnostics %+v err %v", d, err)
+	}
+	m, _ := plan.Metrics()
+	if (d.Unmet&BucketTargetBalance != 0) != (m.BalanceEfficiency < 0.97) {
+		t.Fatalf("unmet %d with balance %g", d.Unmet, m.BalanceEfficiency)
+	}
+	if _, err := s.Diagnose(0, 1.5, 0.95, 0.1); err == nil || !strings.Contains(err.Error(), "balance target = 1.5") {
+		t.Fatalf("bad target: %v", err)
+	}
+	opts.Overflow = OverflowSplit
+	if _, err := NewBucketSampler(lengths, opts, nil); err == nil || !strings.Contains(err.Error(), "options->overflow = 2") {
+		t.Fatalf("split: %v", err)
+	}
+}

@@ -3,7 +3,7 @@
 import dataclasses
 import enum
 import os
-from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -321,6 +321,33 @@ class BucketSampler(_Handle):
     def step(self, epoch: int, step: int) -> Plan: ...
     def rank_batches(self, epoch: int, step: int, rank: int) -> List[List[int]]: ...
     def step_diversity(self, plan: Plan) -> Tuple[np.ndarray, np.ndarray]: ...
+
+class BucketStream(_Handle):
+    def __init__(
+        self,
+        *,
+        buffer_size: int,
+        max_padded_tokens: Optional[int] = ...,
+        max_batch_cost: Optional[float] = ...,
+        num_buckets: Optional[int] = ...,
+        upper_bounds: Optional[_Lengths] = ...,
+        drop_last: bool = ...,
+        num_ranks: int = ...,
+        accumulation_steps: int = ...,
+        seed: int = ...,
+        model: Optional[CostModel] = ...,
+        overflow: Overflow = ...,
+    ) -> None: ...
+    def push(self, lengths: _Lengths) -> int: ...
+    def flush(self) -> None: ...
+    @property
+    def ready(self) -> int: ...
+    def take(self) -> Plan: ...
+    @property
+    def deferred(self) -> np.ndarray: ...
+    @property
+    def leftover(self) -> np.ndarray: ...
+    def steps(self, lengths: Iterable[int], chunk: int = ...) -> Iterator[Plan]: ...
 
 class StepAlgorithm(enum.IntEnum):
     DOCUMENTS = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, List, Optional, Tuple
+from typing import Any, Iterable, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -212,3 +212,102 @@ class BucketSampler(Handle):
             f"<flopspack.BucketSampler buckets={len(self.upper_bounds)} ranks={self._num_ranks}"
             f" accumulation={self._accumulation_steps} steps_per_epoch={self.steps_per_epoch}>"
         )
+
+
+class BucketStream(Handle):
+    """flopspack_bucket_stream: the bucket sampler over lengths that arrive as
+    a stream, memory bounded by buffer_size. Every buffer_size samples form a
+    chunk sampled like BucketSampler (same keyword options); steps come out in
+    order with stream-wide sample indices. Deterministic: resume by pushing
+    the same lengths again and skipping the steps already taken. Not
+    thread-safe."""
+
+    __slots__ = ("_model",)
+
+    def __init__(
+        self,
+        *,
+        buffer_size: int,
+        max_padded_tokens: Optional[int] = None,
+        max_batch_cost: Optional[float] = None,
+        num_buckets: Optional[int] = None,
+        upper_bounds: Any = None,
+        drop_last: bool = False,
+        num_ranks: int = 1,
+        accumulation_steps: int = 1,
+        seed: int = 0,
+        model: Optional[CostModel] = None,
+        overflow: Overflow = Overflow.ERROR,
+    ) -> None:
+        options = _capi.flopspack_bucket_sampler_options()
+        if max_batch_cost is not None:
+            options.budget_kind = int(BucketBudget.COST)
+            options.max_batch_cost = _validate.real(max_batch_cost, "max_batch_cost")
+        if max_padded_tokens is not None:
+            options.max_padded_tokens = _validate.int64(max_padded_tokens, "max_padded_tokens")
+        if num_buckets is not None:
+            options.num_buckets = _validate.uint32(num_buckets, "num_buckets")
+        if upper_bounds is not None:
+            raise ValueError("upper_bounds: not supported by BucketStream yet; use num_buckets")
+        options.drop_last = _validate.flag(drop_last, "drop_last")
+        options.num_ranks = _validate.uint64(num_ranks, "num_ranks")
+        options.accumulation_steps = _validate.uint64(accumulation_steps, "accumulation_steps")
+        options.seed = _validate.uint64(seed, "seed")
+        options.overflow = _validate.choice(overflow, Overflow, "overflow")
+        model_handle = _validate.handle(model, CostModel, "model", allow_none=True)
+        self._model = model
+        super().__init__(
+            _capi.flopspack_bucket_stream_create(
+                options, model_handle, _validate.uint64(buffer_size, "buffer_size")
+            )
+        )
+
+    def push(self, lengths: Any) -> int:
+        """Appends lengths; returns how many were accepted (fewer when the
+        buffer is full: take the ready steps, then push the rest)."""
+        return _capi.flopspack_bucket_stream_push(self._handle, _arrays.lengths(lengths))
+
+    def flush(self) -> None:
+        """The end of the stream: the last, partial chunk is sampled."""
+        _capi.flopspack_bucket_stream_flush(self._handle)
+
+    @property
+    def ready(self) -> int:
+        """Steps take() can return now."""
+        return _capi.flopspack_bucket_stream_ready(self._handle)
+
+    def take(self) -> Plan:
+        """The next step (num_ranks x accumulation_steps batches)."""
+        return Plan(_capi.flopspack_bucket_stream_take(self._handle))
+
+    @property
+    def deferred(self) -> np.ndarray:
+        """Over-budget samples left out (overflow=Overflow.DEFER)."""
+        return _capi.flopspack_bucket_stream_deferred(self._handle)
+
+    @property
+    def leftover(self) -> np.ndarray:
+        """Samples of a final chunk too small for one step."""
+        return _capi.flopspack_bucket_stream_leftover(self._handle)
+
+    def steps(self, lengths: Iterable[int], chunk: int = 4096) -> Iterator[Plan]:
+        """Every step of a whole stream of lengths (any iterable), pushed in
+        slices of `chunk`; flushes at the end."""
+        pending: List[int] = []
+        for length in lengths:
+            pending.append(length)
+            if len(pending) >= chunk:
+                yield from self._push_all(pending)
+                pending = []
+        yield from self._push_all(pending)
+        self.flush()
+        while self.ready:
+            yield self.take()
+
+    def _push_all(self, pending: List[int]) -> Iterator[Plan]:
+        array = np.asarray(pending, dtype=np.int64)
+        at = 0
+        while at < len(array):
+            at += self.push(array[at:])
+            while self.ready:
+                yield self.take()

@@ -145,3 +145,33 @@ def test_over_budget_samples_error_truncate_or_defer():
         flopspack.BucketSampler(lengths, max_padded_tokens=1000, overflow=flopspack.Overflow.SPLIT)
     with pytest.raises(ValueError, match="overflow must be one of"):
         flopspack.BucketSampler(lengths, max_padded_tokens=1000, overflow=9)
+
+
+def test_bucket_stream_over_an_iterable_matches_the_offline_sampler_closely():
+    rng = np.random.default_rng(11)
+    lengths = np.minimum(8192, (300 / (1 - rng.random(30000)) ** (1 / 1.3)).astype(np.int64))
+    stream = flopspack.BucketStream(buffer_size=10000, max_padded_tokens=49152, num_ranks=8)
+    seen = []
+    real = padded = 0
+    for plan in stream.steps(iter(lengths.tolist()), chunk=3000):
+        with plan:
+            assert len(plan) == 8
+            for g in plan:
+                seen.extend(g.items.tolist())
+            m = plan.metrics
+            real += m.real_tokens
+            padded += m.computed_tokens
+    assert sorted(seen) == list(range(len(lengths)))  # every sample once
+    assert len(stream.leftover) == 0 and len(stream.deferred) == 0
+    offline = flopspack.BucketSampler(lengths, max_padded_tokens=49152, num_ranks=8)
+    with offline.epoch(0) as plan:
+        assert abs(real / padded - plan.metrics.padding_efficiency) < 0.01
+    # Deterministic: another slicing of the same stream gives the same steps.
+    again = flopspack.BucketStream(buffer_size=10000, max_padded_tokens=49152, num_ranks=8)
+    first = next(iter(again.steps(lengths.tolist(), chunk=123)))
+    with first:
+        assert first[0].items.tolist()  # a real batch
+    with pytest.raises(flopspack.InfeasibleError, match="push after flush"):
+        stream.push([5])
+    with pytest.raises(flopspack.InvalidArgumentError, match="buffer_size = 0"):
+        flopspack.BucketStream(buffer_size=0, max_padded_tokens=100)

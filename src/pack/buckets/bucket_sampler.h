@@ -153,6 +153,8 @@ class BucketSampler {
   int64_t accumulation_steps() const { return accumulation_; }
   absl::Span<const int64_t> upper_bounds() const { return upper_bounds_; }
   const LengthReference& reference() const { return reference_; }
+  // Over-budget samples left out (overflow = defer), ascending.
+  absl::Span<const int64_t> deferred() const { return deferred_; }
 
   // Quality of epoch `epoch` against `targets`. InvalidArgument for a target
   // outside [0, 1].

@@ -579,6 +579,59 @@ extern "C" {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct flopspack_bucket_stream {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_create(
+        options: *const flopspack_bucket_sampler_options,
+        model: *const flopspack_cost_model,
+        buffer_size: u64,
+        out: *mut *mut flopspack_bucket_stream,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_push(
+        stream: *mut flopspack_bucket_stream,
+        lengths: *const i64,
+        n: usize,
+        accepted: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_flush(stream: *mut flopspack_bucket_stream) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_ready(
+        stream: *mut flopspack_bucket_stream,
+        steps: *mut u64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_take(
+        stream: *mut flopspack_bucket_stream,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_deferred(
+        stream: *const flopspack_bucket_stream,
+        items: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_leftover(
+        stream: *const flopspack_bucket_stream,
+        items: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_bucket_stream_destroy(stream: *mut flopspack_bucket_stream);
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct flopspack_stats {
     _unused: [u8; 0],
 }

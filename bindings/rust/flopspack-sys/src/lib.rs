@@ -136,6 +136,10 @@ pub struct flopspack_bucket_sampler {
     _unused: [u8; 0],
 }
 #[repr(C)]
+pub struct flopspack_bucket_stream {
+    _unused: [u8; 0],
+}
+#[repr(C)]
 pub struct flopspack_step_planner {
     _unused: [u8; 0],
 }
@@ -912,6 +916,38 @@ extern "C" {
         diversity_target: f64,
         out: *mut flopspack_bucket_sampler_diagnostics,
     ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_create(
+        options: *const flopspack_bucket_sampler_options,
+        model: *const flopspack_cost_model,
+        buffer_size: u64,
+        out: *mut *mut flopspack_bucket_stream,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_push(
+        stream: *mut flopspack_bucket_stream,
+        lengths: *const i64,
+        n: usize,
+        accepted: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_flush(stream: *mut flopspack_bucket_stream) -> flopspack_status;
+    pub fn flopspack_bucket_stream_ready(
+        stream: *mut flopspack_bucket_stream,
+        steps: *mut u64,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_take(
+        stream: *mut flopspack_bucket_stream,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_deferred(
+        stream: *const flopspack_bucket_stream,
+        items: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_leftover(
+        stream: *const flopspack_bucket_stream,
+        items: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_bucket_stream_destroy(stream: *mut flopspack_bucket_stream);
 
     // Cost models, continued: coefficients and prediction quality.
     pub fn flopspack_cost_model_coefficients(

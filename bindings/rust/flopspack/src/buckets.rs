@@ -39,6 +39,14 @@ pub fn bucket_padding(lengths: &[i64], upper_bounds: &[i64]) -> Result<i64> {
     Ok(padding)
 }
 
+/// What an epoch achieves against targets and what limits it
+/// (`flopspack_bucket_sampler_diagnostics`, docs/buckets.md).
+pub type BucketDiagnostics = sys::flopspack_bucket_sampler_diagnostics;
+/// Bits of [`BucketDiagnostics`]`::unmet`.
+pub const BUCKET_TARGET_BALANCE: u32 = sys::FLOPSPACK_BUCKET_TARGET_BALANCE;
+pub const BUCKET_TARGET_PADDING: u32 = sys::FLOPSPACK_BUCKET_TARGET_PADDING;
+pub const BUCKET_TARGET_DIVERSITY: u32 = sys::FLOPSPACK_BUCKET_TARGET_DIVERSITY;
+
 /// What limits a padded batch.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BucketBudget {
@@ -194,6 +202,36 @@ impl BucketSampler {
             sys::flopspack_bucket_sampler_epoch(self.ptr(), epoch, &mut raw)
         }))?;
         Ok(unsafe { Plan::from_raw(raw) })
+    }
+
+    /// Whether `epoch` meets the targets (step balance >= `balance`, padding
+    /// efficiency >= `padding`, token-weighted step KS <= `diversity`; e.g.
+    /// 0.97, 0.95, 0.1), by how much it misses them, and what bounds them
+    /// (`flopspack_bucket_sampler_diagnose`; `unmet` holds
+    /// `BUCKET_TARGET_*` bits).
+    pub fn diagnose(
+        &self,
+        epoch: u64,
+        balance: f64,
+        padding: f64,
+        diversity: f64,
+    ) -> Result<BucketDiagnostics> {
+        let mut d = BucketDiagnostics {
+            struct_size: std::mem::size_of::<BucketDiagnostics>() as u32,
+            ..Default::default()
+        };
+        // SAFETY: valid handle, struct_size set.
+        self.model.explain(check(unsafe {
+            sys::flopspack_bucket_sampler_diagnose(
+                self.ptr(),
+                epoch,
+                balance,
+                padding,
+                diversity,
+                &mut d,
+            )
+        }))?;
+        Ok(d)
     }
 
     /// One optimizer step of an epoch.

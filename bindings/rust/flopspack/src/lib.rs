@@ -39,7 +39,8 @@ mod stats;
 mod stream;
 
 pub use buckets::{
-    bucket_padding, optimize_buckets, BucketBudget, BucketSampler, BucketSamplerOptions,
+    bucket_padding, optimize_buckets, BucketBudget, BucketDiagnostics, BucketSampler,
+    BucketSamplerOptions, BUCKET_TARGET_BALANCE, BUCKET_TARGET_DIVERSITY, BUCKET_TARGET_PADDING,
 };
 pub use cost::{AttentionSpan, CostModel, FitReport, FitTerms, TransformerConfig};
 pub use error::{Error, Result, Status};

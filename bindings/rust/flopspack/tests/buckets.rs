@@ -1,6 +1,6 @@
 use flopspack::{
     bucket_padding, optimize_buckets, BucketBudget, BucketSampler, BucketSamplerOptions, CostModel,
-    Status,
+    Overflow, Status, BUCKET_TARGET_BALANCE,
 };
 
 fn lengths(n: usize, seed: u64, max: u64) -> Vec<i64> {
@@ -82,4 +82,32 @@ fn cost_budget_with_a_custom_model_outliving_its_handle() {
     for g in s.epoch(0).unwrap().groups() {
         assert!(g.info.cost <= 4e6);
     }
+}
+
+#[test]
+fn overflow_policies_and_diagnostics() {
+    let l: Vec<i64> = (0..120)
+        .map(|i| [100, 5000, 300, 200, 9000, 50][i % 6])
+        .collect();
+    let mut options = BucketSamplerOptions {
+        num_ranks: 2,
+        ..BucketSamplerOptions::new(BucketBudget::PaddedTokens(1000))
+    };
+    let e = BucketSampler::new(&l, &options, None).err().unwrap();
+    assert_eq!(e.status(), Status::Infeasible);
+    assert!(e.message().contains("lengths[1] = 5000 exceeds"), "{e}");
+    options.overflow = Overflow::Defer;
+    let s = BucketSampler::new(&l, &options, None).unwrap();
+    let plan = s.epoch(0).unwrap();
+    assert_eq!(plan.deferred().len(), 40);
+    let d = s.diagnose(0, 0.97, 0.95, 0.1).unwrap();
+    assert_eq!(d.deferred_items, 40);
+    assert_eq!(d.deferred_tokens, 20 * 14000);
+    assert_eq!(
+        d.unmet & BUCKET_TARGET_BALANCE != 0,
+        plan.metrics().balance_efficiency < 0.97
+    );
+    let e = s.diagnose(0, 1.5, 0.95, 0.1).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("balance target = 1.5"), "{e}");
 }
