@@ -257,6 +257,25 @@ typedef enum flopspack_overflow {
 
 typedef struct flopspack_plan flopspack_plan;
 
+/* Which algorithm made a step plan (flopspack_plan_metrics.planned_by). The
+ * default step algorithm (FLOPSPACK_STEP_DOCUMENTS) makes a document-level
+ * plan; where documents had to be cut (overflow SPLIT with a document over
+ * the cap or costing more than a rank's share) it also makes the baselines
+ * below and keeps whichever has the higher rank balance, so it is never worse
+ * than them (docs/planner.md, Fallbacks). */
+typedef enum flopspack_planned_by {
+  /* Not a step plan, or a step algorithm without fallbacks (random,
+   * tokens, sequences). */
+  FLOPSPACK_PLANNED_BY_NONE = 0,
+  /* The document-level planner's own plan (LPT + refinement). */
+  FLOPSPACK_PLANNED_BY_DOCUMENTS = 1,
+  /* Fell back to the cut to the share: documents in input order fill the
+   * ranks, cut where a rank reaches its cost share (McNaughton's rule). */
+  FLOPSPACK_PLANNED_BY_CUT_TO_SHARE = 2,
+  /* Fell back to the token-balanced planner on cap-sized pieces. */
+  FLOPSPACK_PLANNED_BY_TOKEN_BALANCED = 3
+} flopspack_planned_by;
+
 /* Quality figures of a plan. Output struct: set struct_size before the call;
  * the library fills as many fields as it and the caller both know. A field
  * that does not apply to the plan's kind is 0. Like POSIX's struct stat and
@@ -288,6 +307,9 @@ struct flopspack_plan_metrics {
    * length distribution to the whole input's, averaged over steps. */
   uint64_t num_steps;
   double diversity_distance, diversity_distance_samples;
+  /* A flopspack_planned_by: which algorithm made a step plan (the default
+   * step algorithm and the stateful step planner; NONE for other plans). */
+  int32_t planned_by;
 };
 
 /* Number of groups. 0 for NULL. */

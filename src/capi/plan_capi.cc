@@ -130,6 +130,7 @@ flopspack_status flopspack_plan_metrics(const flopspack_plan* plan,
     full.num_steps = m.num_steps;
     full.diversity_distance = m.diversity_distance;
     full.diversity_distance_samples = m.diversity_distance_samples;
+    full.planned_by = m.planned_by;
     return WriteOutput(full, out, "flopspack_plan_metrics");
   });
 }

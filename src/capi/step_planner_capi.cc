@@ -69,6 +69,20 @@ static_assert(static_cast<int>(flopspack::pack::Overflow::kError) == FLOPSPACK_O
                   static_cast<int>(flopspack::pack::Overflow::kSplit) == FLOPSPACK_OVERFLOW_SPLIT &&
                   static_cast<int>(flopspack::pack::Overflow::kDefer) == FLOPSPACK_OVERFLOW_DEFER,
               "core and C overflow values agree");
+static_assert(
+    flopspack::pack::PublicPlannedBy(flopspack::pack::StepAlgorithm::kDocuments,
+                                     flopspack::pack::StepStats::PlannedBy::kDocuments) ==
+            FLOPSPACK_PLANNED_BY_DOCUMENTS &&
+        flopspack::pack::PublicPlannedBy(flopspack::pack::StepAlgorithm::kDocuments,
+                                         flopspack::pack::StepStats::PlannedBy::kCutToShare) ==
+            FLOPSPACK_PLANNED_BY_CUT_TO_SHARE &&
+        flopspack::pack::PublicPlannedBy(flopspack::pack::StepAlgorithm::kDocuments,
+                                         flopspack::pack::StepStats::PlannedBy::kTokens) ==
+            FLOPSPACK_PLANNED_BY_TOKEN_BALANCED &&
+        flopspack::pack::PublicPlannedBy(flopspack::pack::StepAlgorithm::kTokens,
+                                         flopspack::pack::StepStats::PlannedBy::kTokens) ==
+            FLOPSPACK_PLANNED_BY_NONE,
+    "core and C planned_by values agree");
 
 extern "C" {
 

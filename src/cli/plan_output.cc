@@ -6,6 +6,19 @@
 
 namespace flopspack::cli {
 
+std::string PlannedByText(int32_t planned_by) {
+  switch (planned_by) {
+    case FLOPSPACK_PLANNED_BY_DOCUMENTS:
+      return "documents planner";
+    case FLOPSPACK_PLANNED_BY_CUT_TO_SHARE:
+      return "documents planner (fell back to the cut to the share)";
+    case FLOPSPACK_PLANNED_BY_TOKEN_BALANCED:
+      return "documents planner (fell back to the token-balanced planner)";
+    default:
+      return "-";
+  }
+}
+
 struct flopspack_plan_metrics PlanMetrics(const flopspack_plan* plan) {
   struct flopspack_plan_metrics m = {};
   m.struct_size = sizeof(m);
@@ -49,6 +62,7 @@ Json PlanMetricsJson(const struct flopspack_plan_metrics& m) {
   out.Set("num_steps", m.num_steps);
   out.Set("diversity_distance", m.diversity_distance);
   out.Set("diversity_distance_samples", m.diversity_distance_samples);
+  out.Set("planned_by", static_cast<int64_t>(m.planned_by));
   return out;
 }
 
@@ -74,6 +88,9 @@ Table PlanMetricsTable(const struct flopspack_plan_metrics& m, const std::string
     t.AddRow({"rank balance efficiency (mean/max)", Percent(m.rank_balance_efficiency, 2)});
     t.AddRow({"rank gap to lower bound", Percent(m.rank_gap_to_lower_bound, 2)});
     t.AddRow({"worst slot balance", Percent(m.worst_slot_balance, 2)});
+  }
+  if (m.planned_by != FLOPSPACK_PLANNED_BY_NONE) {
+    t.AddRow({"planned by", PlannedByText(m.planned_by)});
   }
   if (m.split_items > 0) t.AddRow({"split documents", Cell(static_cast<int64_t>(m.split_items))});
   if (m.truncated_items > 0) {

@@ -5,6 +5,9 @@
 #ifndef FLOPSPACK_CLI_PLAN_OUTPUT_H_
 #define FLOPSPACK_CLI_PLAN_OUTPUT_H_
 
+#include <cstdint>
+#include <string>
+
 #include "flopspack/flopspack.h"
 #include "json.h"
 #include "output.h"
@@ -13,6 +16,9 @@ namespace flopspack::cli {
 
 // Reads the metrics (throws on a library error).
 struct flopspack_plan_metrics PlanMetrics(const flopspack_plan* plan);
+// flopspack_planned_by as table text ("documents planner (fell back to
+// ...)"); JSON carries the number, as the C field does.
+std::string PlannedByText(int32_t planned_by);
 
 // Every metric field; step fields (ranks, slots) only when the plan has ranks.
 Json PlanMetricsJson(const struct flopspack_plan_metrics& m);

@@ -1,5 +1,7 @@
 // The step-planning entry points through the shared library: results, the
 // stateful planner's save/restore, and the bad-input rows of docs/planner.md.
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -93,6 +95,86 @@ TEST(StepPlannerCapiTest, PlansAStep) {
   }
   flopspack_plan_destroy(again);
   flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+// One step of 8 ranks x 1 microbatch (8,192 tokens each, cap 10,240 = 25%
+// slack) whose first document is worth far more than a rank's share: the
+// document-level plan falls back to the cut to the share.
+std::vector<int64_t> HeavyStep() {
+  std::vector<int64_t> lengths = {12000};
+  int64_t total = 12000;
+  while (total < 8 * 8192) {
+    lengths.push_back(std::min<int64_t>(1500, 8 * 8192 - total));
+    total += lengths.back();
+  }
+  return lengths;
+}
+
+struct flopspack_plan_metrics Metrics(const flopspack_plan* plan) {
+  struct flopspack_plan_metrics m;
+  m.struct_size = sizeof(m);
+  EXPECT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
+  return m;
+}
+
+TEST(StepPlannerCapiTest, MetricsSayWhichAlgorithmPlanned) {
+  flopspack_cost_model* model = Quadratic();
+  const std::vector<int64_t> lengths = HeavyStep();
+  flopspack_step_options o = Options(8, 1, 10240);
+  flopspack_plan *plan = nullptr, *tokens = nullptr, *packed = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK);
+  o.algorithm = FLOPSPACK_STEP_TOKENS;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &tokens), FLOPSPACK_OK);
+  const struct flopspack_plan_metrics m = Metrics(plan), t = Metrics(tokens);
+  // The document-level plan (below 99%) lost to the cut to the share, which
+  // beats the token-balanced baseline; the baseline has no fallbacks.
+  EXPECT_EQ(m.planned_by, FLOPSPACK_PLANNED_BY_CUT_TO_SHARE);
+  EXPECT_GE(m.rank_balance_efficiency, 0.99);
+  EXPECT_GT(m.rank_balance_efficiency, t.rank_balance_efficiency);
+  EXPECT_EQ(t.planned_by, FLOPSPACK_PLANNED_BY_NONE);
+
+  // Documents within the cap and a light step: the planner's own plan.
+  const std::vector<int64_t> light = Lengths(200);
+  o.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  flopspack_plan* own = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, light.data(), light.size(), &own), FLOPSPACK_OK);
+  EXPECT_EQ(Metrics(own).planned_by, FLOPSPACK_PLANNED_BY_DOCUMENTS);
+
+  // Not a step plan: none.
+  flopspack_pack_options p;
+  flopspack_pack_options_init(&p);
+  p.capacity = 16384;
+  ASSERT_EQ(flopspack_pack(&p, lengths.data(), lengths.size(), &packed), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  EXPECT_EQ(Metrics(packed).planned_by, FLOPSPACK_PLANNED_BY_NONE);
+
+  // An older caller's struct (without the field) is filled up to its end.
+  struct flopspack_plan_metrics old;
+  std::memset(&old, 0x5a, sizeof(old));
+  old.struct_size = offsetof(struct flopspack_plan_metrics, planned_by);
+  ASSERT_EQ(flopspack_plan_metrics(plan, &old), FLOPSPACK_OK);
+  int32_t untouched;
+  std::memset(&untouched, 0x5a, sizeof(untouched));
+  EXPECT_EQ(old.planned_by, untouched);
+
+  // The stateful planner reports it too.
+  flopspack_step_planner_options sp;
+  flopspack_step_planner_options_init(&sp);
+  sp.tokens_per_step = 8 * 8192;
+  flopspack_step_planner* planner = nullptr;
+  ASSERT_EQ(flopspack_step_planner_create(&o, &sp, model, &planner), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  int64_t first = -1;
+  ASSERT_EQ(flopspack_step_planner_push(planner, lengths.data(), lengths.size(), &first),
+            FLOPSPACK_OK);
+  flopspack_plan* stepped = nullptr;
+  ASSERT_EQ(flopspack_step_planner_next(planner, &stepped), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  EXPECT_NE(Metrics(stepped).planned_by, FLOPSPACK_PLANNED_BY_NONE);
+
+  for (flopspack_plan* q : {plan, tokens, own, packed, stepped}) flopspack_plan_destroy(q);
+  flopspack_step_planner_destroy(planner);
   flopspack_cost_model_destroy(model);
 }
 

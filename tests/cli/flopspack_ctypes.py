@@ -115,6 +115,7 @@ class PlanMetrics(ctypes.Structure):
         ("num_steps", ctypes.c_uint64),
         ("diversity_distance", ctypes.c_double),
         ("diversity_distance_samples", ctypes.c_double),
+        ("planned_by", ctypes.c_int32),
     ]
 
 

@@ -725,6 +725,22 @@ def test_help_points_to_an_absolute_docs_path():
     assert os.path.isabs(path) and os.path.isfile(path) and path.endswith("cli.md")
 
 
+def test_plan_says_which_algorithm_planned(tmp_path):
+    """A step whose first document costs far more than a rank's share: the
+    planner falls back to the cut to the share, and says so (JSON and table);
+    the baselines have no fallbacks."""
+    step = tmp_path / "heavy.txt"
+    step.write_text("\n".join(map(str, [12000] + [1500] * 35 + [1036])) + "\n")
+    flags = ("--ranks=8", "--microbatches=1", "--capacity=10240")
+    doc = run_json("plan", step, *flags, "--compare")
+    rows = {c["algorithm"]: c["metrics"]["planned_by"] for c in doc["comparison"]}
+    assert rows == {"documents": 2, "random": 0, "tokens": 0, "sequences": 0}
+    table = run("plan", step, *flags, check=0).stdout
+    assert "documents planner (fell back to the cut to the share)" in table
+    assert "planned by" not in run("plan", step, *flags, "--algorithm=tokens", check=0).stdout
+    assert run_json("pack", step, "--capacity=16384")["metrics"]["planned_by"] == 0
+
+
 def test_json_is_byte_compatible_with_the_checked_in_layout(small_txt, tmp_path):
     """flopspack-cli/1 as the hand-written writer laid it out before the move to
     nlohmann-json: scalar arrays on one line, 3.0 as 3, insertion order."""

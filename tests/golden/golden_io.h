@@ -26,7 +26,8 @@
   X(rank_gap_to_lower_bound, d) X(worst_slot_balance, d) X(split_items, u)      \
   X(truncated_items, u) X(deferred_items, u) X(dropped_items, u)                \
   X(truncated_tokens, i) X(deferred_tokens, i) X(dropped_tokens, i)             \
-  X(num_steps, u) X(diversity_distance, d) X(diversity_distance_samples, d)
+  X(num_steps, u) X(diversity_distance, d) X(diversity_distance_samples, d)  \
+  X(planned_by, i)
 
 #define FLOPSPACK_GOLDEN_FIT_REPORT(X)                                          \
   X(per_sequence, d) X(per_document, d) X(linear, d) X(quadratic, d)            \

@@ -222,7 +222,7 @@ func checkPlan(t *testing.T, where string, p *Plan, want *goldenPlan) {
 		case reflect.Float64:
 			w, _ := number.Float64()
 			sameBits(t, where+" "+name, field.Float(), w)
-		case reflect.Int64:
+		case reflect.Int64, reflect.Int32:
 			if w, _ := number.Int64(); field.Int() != w {
 				t.Errorf("%s %s: %d vs %d", where, name, field.Int(), w)
 			}

@@ -50,6 +50,11 @@ type PlanMetrics struct {
 	TruncatedTokens, DeferredTokens, DroppedTokens          int64
 	NumSteps                                                uint64
 	DiversityDistance, DiversityDistanceSamples             float64
+	// PlannedBy says which algorithm made a step plan (C enum
+	// flopspack_planned_by): 0 none (not a step plan, or a step algorithm
+	// without fallbacks), 1 the document-level planner, 2 its fallback the
+	// cut to the share, 3 its fallback the token-balanced planner.
+	PlannedBy int32
 }
 
 // newPlan takes ownership of a C plan handle.

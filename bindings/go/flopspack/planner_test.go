@@ -105,3 +105,50 @@ func TestPlanStepErrorsAndStatefulPlannerResume(t *testing.T) {
 		t.Fatalf("closed: %v", err)
 	}
 }
+
+func TestMetricsSayWhichAlgorithmPlanned(t *testing.T) {
+	// 8 ranks x 1 microbatch of 8,192 tokens, cap 10,240; the first document
+	// costs far more than a rank's share, so the planner falls back.
+	docs := []int64{12000}
+	for i := 0; i < 35; i++ {
+		docs = append(docs, 1500)
+	}
+	docs = append(docs, 8*8192-12000-35*1500)
+	model, err := NewPolynomialModel(0, 0, 1, 1.0/1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	opts := DefaultStepOptions()
+	opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 8, 1, 10240
+	metrics := func(o StepOptions) PlanMetrics {
+		plan, err := PlanStep(docs, model, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer plan.Close()
+		m, err := plan.Metrics()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	planned := metrics(opts)
+	opts.Algorithm = StepTokens
+	tokens := metrics(opts)
+	if planned.PlannedBy != 2 { // FLOPSPACK_PLANNED_BY_CUT_TO_SHARE
+		t.Errorf("planned by %d, want the cut to the share (2)", planned.PlannedBy)
+	}
+	if planned.RankBalanceEfficiency <= tokens.RankBalanceEfficiency || tokens.PlannedBy != 0 {
+		t.Errorf("planner %v (by %d) vs token-balanced %v (by %d)", planned.RankBalanceEfficiency,
+			planned.PlannedBy, tokens.RankBalanceEfficiency, tokens.PlannedBy)
+	}
+	packed, err := Pack(docs, DefaultPackOptions(16384), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer packed.Close()
+	if m, _ := packed.Metrics(); m.PlannedBy != 0 {
+		t.Errorf("pack plan planned by %d, want none", m.PlannedBy)
+	}
+}

@@ -169,6 +169,7 @@ class PlanMetrics:
     num_steps: int
     diversity_distance: float
     diversity_distance_samples: float
+    planned_by: int
 
 class Group(NamedTuple):
     items: np.ndarray

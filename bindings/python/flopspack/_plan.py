@@ -50,6 +50,11 @@ class PlanMetrics:
     num_steps: int
     diversity_distance: float
     diversity_distance_samples: float
+    #: Which algorithm made a step plan (C enum flopspack_planned_by): 0 none
+    #: (not a step plan, or a step algorithm without fallbacks), 1 the
+    #: document-level planner, 2 its fallback the cut to the share, 3 its
+    #: fallback the token-balanced planner.
+    planned_by: int
 
     def __repr__(self) -> str:
         # Only the figures that apply (non-zero), floats to 6 digits.

@@ -91,3 +91,19 @@ def test_planned_epochs_cover_every_document_once():
             seen += [i for b in batches for i in b]
     assert sorted(seen) == list(range(500))
     assert not np.array_equal(epochs.order(0), epochs.order(1))
+
+
+def test_metrics_say_which_algorithm_planned():
+    # 8 ranks x 1 microbatch of 8,192 tokens, cap 10,240; the first document
+    # costs far more than a rank's share, so the planner falls back.
+    docs = [12000] + [1500] * 35 + [8 * 8192 - 12000 - 35 * 1500]
+    model = flopspack.CostModel.polynomial(0, 0, 1, 1 / 1024)
+    options = dict(num_ranks=8, max_tokens_per_microbatch=10240, microbatches_per_rank=1)
+    plan = flopspack.plan_step(docs, model, **options).metrics
+    tokens = flopspack.plan_step(docs, model, algorithm=flopspack.StepAlgorithm.TOKENS,
+                                 **options).metrics
+    assert plan.planned_by == 2  # FLOPSPACK_PLANNED_BY_CUT_TO_SHARE
+    assert plan.rank_balance_efficiency > tokens.rank_balance_efficiency
+    assert tokens.planned_by == 0  # no fallbacks: none
+    assert "planned_by=2" in repr(plan)
+    assert flopspack.pack(docs, 16384).metrics.planned_by == 0

@@ -402,6 +402,10 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   auto id_of = [&](int64_t doc) { return ids.empty() ? doc : ids[doc]; };
 
+  // Which plan won where the fallbacks were tried (the plan's metrics say
+  // so, stats or not).
+  StepStats fallback;
+
   // Documents over the cap: reject, defer, or cut into cap-sized pieces.
   Items items;
   std::vector<int64_t> deferred;  // positions in lengths
@@ -567,9 +571,13 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
     if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
       if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, lengths, kept, o, m,
-                                        total, stats);
+                                        total, &fallback);
           !s.ok()) {
         return s;
+      }
+      if (stats != nullptr) {
+        stats->planned_by = fallback.planned_by;
+        stats->documents_balance = fallback.documents_balance;
       }
     }
   } else {
@@ -719,6 +727,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
   }
   metrics.deferred_items = deferred.size();
   metrics.num_steps = 1;
+  metrics.planned_by = PublicPlannedBy(o.algorithm, fallback.planned_by);
   return plan;
 }
 

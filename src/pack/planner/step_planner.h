@@ -67,14 +67,21 @@ struct StepStats {
   int64_t refine_moves = 0;
   double max_rank_cost_after_lpt = 0;
   // Which algorithm made the plan when the document-level planner fell
-  // back (only where documents had to be cut): not in the public metrics
-  // yet.
+  // back (only where documents had to be cut); the plan's metrics carry it
+  // as PublicPlannedBy.
   enum class PlannedBy { kDocuments, kCutToShare, kTokens };
   PlannedBy planned_by = PlannedBy::kDocuments;
   // The document-level plan's rank balance before the fallbacks were tried
   // (0 when they were not).
   double documents_balance = 0;
 };
+
+// PlanMetrics::planned_by (the public flopspack_planned_by): 0 for an
+// algorithm without fallbacks, else 1 + the PlannedBy value (documents 1,
+// cut to the share 2, token-balanced 3; step_planner_capi.cc checks it).
+constexpr int32_t PublicPlannedBy(StepAlgorithm algorithm, StepStats::PlannedBy by) {
+  return algorithm == StepAlgorithm::kDocuments ? 1 + static_cast<int32_t>(by) : 0;
+}
 
 // The most microbatches one step has: num_ranks x microbatches_per_rank,
 // or the count M = 0 arrives at. Building a plan costs a few hundred bytes

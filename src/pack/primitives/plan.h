@@ -37,6 +37,7 @@ struct PlanMetrics {
   int64_t truncated_tokens = 0, deferred_tokens = 0, dropped_tokens = 0;
   uint64_t num_steps = 0;
   double diversity_distance = 0, diversity_distance_samples = 0;
+  int32_t planned_by = 0;  // a flopspack_planned_by
 };
 
 class Plan {

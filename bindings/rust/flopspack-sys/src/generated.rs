@@ -182,6 +182,11 @@ pub type flopspack_overflow = ::std::os::raw::c_uint;
 pub struct flopspack_plan {
     _unused: [u8; 0],
 }
+pub const flopspack_planned_by_FLOPSPACK_PLANNED_BY_NONE: flopspack_planned_by = 0;
+pub const flopspack_planned_by_FLOPSPACK_PLANNED_BY_DOCUMENTS: flopspack_planned_by = 1;
+pub const flopspack_planned_by_FLOPSPACK_PLANNED_BY_CUT_TO_SHARE: flopspack_planned_by = 2;
+pub const flopspack_planned_by_FLOPSPACK_PLANNED_BY_TOKEN_BALANCED: flopspack_planned_by = 3;
+pub type flopspack_planned_by = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_plan_metrics {
@@ -218,6 +223,7 @@ pub struct flopspack_plan_metrics {
     pub num_steps: u64,
     pub diversity_distance: f64,
     pub diversity_distance_samples: f64,
+    pub planned_by: i32,
 }
 extern "C" {
     pub fn flopspack_plan_group_count(plan: *const flopspack_plan) -> usize;

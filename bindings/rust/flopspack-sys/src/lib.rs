@@ -54,6 +54,14 @@ pub const FLOPSPACK_OVERFLOW_TRUNCATE: flopspack_overflow = 1;
 pub const FLOPSPACK_OVERFLOW_SPLIT: flopspack_overflow = 2;
 pub const FLOPSPACK_OVERFLOW_DEFER: flopspack_overflow = 3;
 
+/// `flopspack_planned_by`: which algorithm made a step plan
+/// (`flopspack_plan_metrics::planned_by`).
+pub type flopspack_planned_by = c_uint;
+pub const FLOPSPACK_PLANNED_BY_NONE: flopspack_planned_by = 0;
+pub const FLOPSPACK_PLANNED_BY_DOCUMENTS: flopspack_planned_by = 1;
+pub const FLOPSPACK_PLANNED_BY_CUT_TO_SHARE: flopspack_planned_by = 2;
+pub const FLOPSPACK_PLANNED_BY_TOKEN_BALANCED: flopspack_planned_by = 3;
+
 pub type flopspack_pack_algorithm = c_uint;
 pub const FLOPSPACK_PACK_BEST_FIT_DECREASING: flopspack_pack_algorithm = 0;
 pub const FLOPSPACK_PACK_FIRST_FIT_DECREASING: flopspack_pack_algorithm = 1;
@@ -413,6 +421,8 @@ pub struct flopspack_plan_metrics {
     pub num_steps: u64,
     pub diversity_distance: f64,
     pub diversity_distance_samples: f64,
+    /// A `flopspack_planned_by` value.
+    pub planned_by: i32,
 }
 
 #[repr(C)]
@@ -1094,7 +1104,8 @@ mod tests {
             dropped_tokens,
             num_steps,
             diversity_distance,
-            diversity_distance_samples
+            diversity_distance_samples,
+            planned_by
         });
         same_layout!(flopspack_stream_options {
             struct_size,

@@ -6,7 +6,8 @@ use std::ptr::{self, NonNull};
 
 /// The quality figures of a plan: the fields of `struct
 /// flopspack_plan_metrics` (a field that does not apply to the plan's kind
-/// is 0).
+/// is 0). `planned_by` is a `sys::FLOPSPACK_PLANNED_BY_*` value: which
+/// algorithm made a step plan (docs/planner.md, Fallbacks).
 pub type PlanMetrics = sys::flopspack_plan_metrics;
 
 /// Summary of one group.

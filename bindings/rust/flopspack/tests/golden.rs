@@ -184,7 +184,8 @@ fn check_plan(where_: &str, plan: &Plan, want: &Json) {
         dropped_tokens,
         num_steps,
         diversity_distance,
-        diversity_distance_samples
+        diversity_distance_samples,
+        planned_by
     );
     let metrics = want.get("metrics").object();
     assert_eq!(got.len(), metrics.len(), "{where_}: metrics fields");

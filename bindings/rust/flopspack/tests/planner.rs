@@ -93,3 +93,29 @@ fn errors_and_exact_resume_of_the_stateful_planner() {
     fn assert_send<T: Send>() {}
     assert_send::<StepPlanner>();
 }
+
+#[test]
+fn metrics_say_which_algorithm_planned() {
+    // 8 ranks x 1 microbatch of 8,192 tokens, cap 10,240; the first document
+    // costs far more than a rank's share, so the planner falls back.
+    let mut docs = vec![12000i64];
+    docs.extend(std::iter::repeat(1500).take(35));
+    docs.push(8 * 8192 - 12000 - 35 * 1500);
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1.0 / 1024.0).unwrap();
+    let mut options = StepOptions::new(8, 10240);
+    options.microbatches_per_rank = 1;
+    let planned = plan_step(&docs, &model, &options).unwrap().metrics();
+    options.algorithm = StepAlgorithm::Tokens;
+    let tokens = plan_step(&docs, &model, &options).unwrap().metrics();
+    assert_eq!(
+        planned.planned_by as u32,
+        flopspack::sys::FLOPSPACK_PLANNED_BY_CUT_TO_SHARE
+    );
+    assert!(planned.rank_balance_efficiency > tokens.rank_balance_efficiency);
+    assert_eq!(
+        tokens.planned_by as u32,
+        flopspack::sys::FLOPSPACK_PLANNED_BY_NONE
+    );
+    let packed = flopspack::pack(&docs, &flopspack::PackOptions::new(16384), None).unwrap();
+    assert_eq!(packed.metrics().planned_by, 0);
+}
