@@ -6,7 +6,6 @@
 // figures flopspack.torch.calibrate prints. --save writes a cost-model file
 // that --cost-file, CostModel.load and the Go/Rust readers take.
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "absl/flags/flag.h"
@@ -79,11 +78,7 @@ std::vector<CalibrationSample> ParseSampleLines(const std::string& text, const s
 }
 
 std::vector<CalibrationSample> ReadSamples(const std::string& path, std::string& input_kind) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  if (in) buffer << in.rdbuf();
-  if (!in || in.bad()) throw InputError(path + ": cannot read (a file of samples is expected)");
-  const std::string text = buffer.str();
+  const std::string text = ReadTextFile(path, "(a file of samples is expected)");
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     input_kind = "calibration report";

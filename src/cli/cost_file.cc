@@ -71,17 +71,6 @@ flopspack_prediction_quality Quality(const json* value, const std::string& name)
   return q;
 }
 
-json QualityJson(const flopspack_prediction_quality& q) {
-  return json{{"scale", q.scale},
-              {"offset", q.offset},
-              {"r_squared", q.r_squared},
-              {"rms_residual", q.rms_residual},
-              {"mean_relative_error", q.mean_relative_error},
-              {"median_relative_error", q.median_relative_error},
-              {"max_relative_error", q.max_relative_error},
-              {"num_samples", q.num_samples}};
-}
-
 // "samples" of a calibration report; an absent key gives none.
 std::vector<CalibrationSample> Samples(const json& file) {
   std::vector<CalibrationSample> out;
@@ -119,6 +108,25 @@ std::vector<CalibrationSample> Samples(const json& file) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json QualityJson(const flopspack_prediction_quality& q) {
+  return nlohmann::ordered_json{{"scale", q.scale},
+                                {"offset", q.offset},
+                                {"r_squared", q.r_squared},
+                                {"rms_residual", q.rms_residual},
+                                {"mean_relative_error", q.mean_relative_error},
+                                {"median_relative_error", q.median_relative_error},
+                                {"max_relative_error", q.max_relative_error},
+                                {"num_samples", q.num_samples}};
+}
+
+std::string ReadTextFile(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || in.bad()) throw InputError(path + ": cannot read " + what);
+  return text.str();
+}
 
 CostFile ParseCostFile(const std::string& text) {
   json file;
@@ -199,12 +207,9 @@ CostFile ParseCostFile(const std::string& text) {
 }
 
 CostFile ReadCostFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad()) throw InputError(path + ": cannot read the cost model file");
+  const std::string text = ReadTextFile(path, "the cost model file");
   try {
-    return ParseCostFile(text.str());
+    return ParseCostFile(text);
   } catch (const std::invalid_argument& e) {
     throw InputError(path + ": " + e.what());
   }

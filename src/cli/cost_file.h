@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "flopspack/flopspack.h"
+#include "json.h"
 
 namespace flopspack::cli {
 
@@ -50,6 +51,13 @@ struct CostFile {
 // Parses a file's text. Throws std::invalid_argument whose message starts
 // with "cost model file: " and names the key at fault.
 CostFile ParseCostFile(const std::string& text);
+
+// The fields of one flopspack_prediction_quality, in the struct's order: the
+// one serializer behind the file's "quality" rows and the CLI's --json.
+nlohmann::ordered_json QualityJson(const flopspack_prediction_quality& quality);
+
+// The whole file at path; an input CliError "PATH: cannot read <what>".
+std::string ReadTextFile(const std::string& path, const std::string& what);
 
 // Reads and parses path; throws an input CliError "PATH: cost model file: ...".
 CostFile ReadCostFile(const std::string& path);

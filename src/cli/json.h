@@ -33,6 +33,8 @@ class Json {
 
   static Json Array() { return Json(nlohmann::ordered_json::array()); }
   static Json Object() { return Json(nlohmann::ordered_json::object()); }
+  // A value built with nlohmann-json directly (e.g. by cost_file.cc).
+  static Json From(nlohmann::ordered_json value) { return Json(std::move(value)); }
   template <typename T>
   static Json ArrayOf(const std::vector<T>& values) {
     Json out = Array();

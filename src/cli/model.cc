@@ -157,24 +157,12 @@ CostModelPtr MakeCostModel(const ModelSpec& spec) {
 }
 
 Json QualityRowsJson(const std::vector<QualityRow>& rows) {
-  auto quality = [](const flopspack_prediction_quality& q) {
-    Json out = Json::Object();
-    out.Set("scale", q.scale);
-    out.Set("offset", q.offset);
-    out.Set("r_squared", q.r_squared);
-    out.Set("rms_residual", q.rms_residual);
-    out.Set("mean_relative_error", q.mean_relative_error);
-    out.Set("median_relative_error", q.median_relative_error);
-    out.Set("max_relative_error", q.max_relative_error);
-    out.Set("num_samples", q.num_samples);
-    return out;
-  };
   Json out = Json::Array();
   for (const QualityRow& row : rows) {
     Json entry = Json::Object();
     entry.Set("model", row.model);
-    entry.Set("train", quality(row.train));
-    entry.Set("held_out", row.held_out ? quality(*row.held_out) : Json());
+    entry.Set("train", Json::From(QualityJson(row.train)));
+    entry.Set("held_out", row.held_out ? Json::From(QualityJson(*row.held_out)) : Json());
     out.Push(std::move(entry));
   }
   return out;

@@ -100,19 +100,10 @@ class BucketSampler(Handle):
         model: Optional[CostModel] = None,
         overflow: Overflow = Overflow.ERROR,
     ) -> None:
-        options = _capi.flopspack_bucket_sampler_options()  # library defaults
-        if max_batch_cost is not None:
-            options.budget_kind = int(BucketBudget.COST)
-            options.max_batch_cost = _validate.real(max_batch_cost, "max_batch_cost")
-        if max_padded_tokens is not None:
-            options.max_padded_tokens = _validate.int64(max_padded_tokens, "max_padded_tokens")
-        if num_buckets is not None:
-            options.num_buckets = _validate.uint32(num_buckets, "num_buckets")
-        options.drop_last = _validate.flag(drop_last, "drop_last")
-        options.num_ranks = _validate.uint64(num_ranks, "num_ranks")
-        options.accumulation_steps = _validate.uint64(accumulation_steps, "accumulation_steps")
-        options.seed = _validate.uint64(seed, "seed")
-        options.overflow = _validate.choice(overflow, Overflow, "overflow")
+        options = _sampler_options(
+            max_padded_tokens, max_batch_cost, num_buckets, drop_last, num_ranks,
+            accumulation_steps, seed, overflow,
+        )
         bounds = (
             np.zeros(0, dtype=np.int64)
             if upper_bounds is None
@@ -239,21 +230,12 @@ class BucketStream(Handle):
         model: Optional[CostModel] = None,
         overflow: Overflow = Overflow.ERROR,
     ) -> None:
-        options = _capi.flopspack_bucket_sampler_options()
-        if max_batch_cost is not None:
-            options.budget_kind = int(BucketBudget.COST)
-            options.max_batch_cost = _validate.real(max_batch_cost, "max_batch_cost")
-        if max_padded_tokens is not None:
-            options.max_padded_tokens = _validate.int64(max_padded_tokens, "max_padded_tokens")
-        if num_buckets is not None:
-            options.num_buckets = _validate.uint32(num_buckets, "num_buckets")
         if upper_bounds is not None:
             raise ValueError("upper_bounds: not supported by BucketStream yet; use num_buckets")
-        options.drop_last = _validate.flag(drop_last, "drop_last")
-        options.num_ranks = _validate.uint64(num_ranks, "num_ranks")
-        options.accumulation_steps = _validate.uint64(accumulation_steps, "accumulation_steps")
-        options.seed = _validate.uint64(seed, "seed")
-        options.overflow = _validate.choice(overflow, Overflow, "overflow")
+        options = _sampler_options(
+            max_padded_tokens, max_batch_cost, num_buckets, drop_last, num_ranks,
+            accumulation_steps, seed, overflow,
+        )
         model_handle = _validate.handle(model, CostModel, "model", allow_none=True)
         self._model = model
         super().__init__(
@@ -311,3 +293,26 @@ class BucketStream(Handle):
             at += self.push(array[at:])
             while self.ready:
                 yield self.take()
+
+
+def _sampler_options(
+    max_padded_tokens, max_batch_cost, num_buckets, drop_last, num_ranks, accumulation_steps,
+    seed, overflow,
+):
+    """flopspack_bucket_sampler_options from the keyword options BucketSampler
+    and BucketStream share, each checked against its C type; the library's
+    defaults for what is None."""
+    options = _capi.flopspack_bucket_sampler_options()
+    if max_batch_cost is not None:
+        options.budget_kind = int(BucketBudget.COST)
+        options.max_batch_cost = _validate.real(max_batch_cost, "max_batch_cost")
+    if max_padded_tokens is not None:
+        options.max_padded_tokens = _validate.int64(max_padded_tokens, "max_padded_tokens")
+    if num_buckets is not None:
+        options.num_buckets = _validate.uint32(num_buckets, "num_buckets")
+    options.drop_last = _validate.flag(drop_last, "drop_last")
+    options.num_ranks = _validate.uint64(num_ranks, "num_ranks")
+    options.accumulation_steps = _validate.uint64(accumulation_steps, "accumulation_steps")
+    options.seed = _validate.uint64(seed, "seed")
+    options.overflow = _validate.choice(overflow, Overflow, "overflow")
+    return options
