@@ -1000,8 +1000,7 @@ void WriteCpCase(Writer& w, const std::string& name, const std::string& model_te
       const int64_t* offsets = nullptr;
       const int64_t* chunk_lengths = nullptr;
       size_t n = 0;
-      Check(flopspack_cp_shard_chunks(shard, g, r, &items, &offsets, &chunk_lengths, &n),
-            "chunks");
+      Check(flopspack_cp_shard_chunks(shard, g, r, &items, &offsets, &chunk_lengths, &n), "chunks");
       double cost = 0;
       int64_t kv = 0;
       Check(flopspack_cp_shard_rank_cost(shard, g, r, &cost, &kv), "rank_cost");
@@ -1052,8 +1051,8 @@ std::string ContextParallel() {
                 layout);
     w.Raw(",\n");
   }
-  WriteCpCase(w, "cp/adaptive-polynomial-c3-short-documents", quadratic, spec,
-              Lengths(40, 12, 62), 3, FLOPSPACK_CP_ADAPTIVE);
+  WriteCpCase(w, "cp/adaptive-polynomial-c3-short-documents", quadratic, spec, Lengths(40, 12, 62),
+              3, FLOPSPACK_CP_ADAPTIVE);
   return w.out;
 }
 #undef GOLDEN_STRUCT_FIELD
