@@ -56,8 +56,7 @@ struct CpResult {
 };
 
 std::vector<CpResult> ShardEveryLayout(const flopspack_plan* plan,
-                                       const flopspack_cost_model* model, uint64_t cp,
-                                       int chosen) {
+                                       const flopspack_cost_model* model, uint64_t cp, int chosen) {
   CostModelPtr tokens;
   if (model == nullptr) {
     flopspack_cost_model* m = nullptr;
@@ -153,17 +152,17 @@ void Run(const Invocation& invocation) {
   const std::vector<CpResult> cp_results =
       cp > 0 ? ShardEveryLayout(plan.get(), context.model.get(), cp, cp_layout)
              : std::vector<CpResult>{};
-  Table cp_table({"<CP layout", "CP-rank balance", "worst microbatch", "KV tokens / CP rank",
-                  "per-document"});
+  Table cp_table(
+      {"<CP layout", "CP-rank balance", "worst microbatch", "KV tokens / CP rank", "per-document"});
   Json cp_json = Json::Array();
   for (const CpResult& r : cp_results) {
     const flopspack_cp_metrics& m = r.metrics;
     const double slots = static_cast<double>(m.num_groups) * static_cast<double>(cp);
-    cp_table.AddRow({absl::StrCat(r.layout, &r == &cp_results[0] ? " (chosen)" : ""),
-                     Percent(m.balance_efficiency, 3), Percent(m.worst_balance, 3),
-                     slots > 0 ? absl::StrFormat("%.1f", static_cast<double>(m.kv_tokens) / slots)
-                               : "-",
-                     absl::StrFormat("%d of %d", m.document_layout_groups, m.num_groups)});
+    cp_table.AddRow(
+        {absl::StrCat(r.layout, &r == &cp_results[0] ? " (chosen)" : ""),
+         Percent(m.balance_efficiency, 3), Percent(m.worst_balance, 3),
+         slots > 0 ? absl::StrFormat("%.1f", static_cast<double>(m.kv_tokens) / slots) : "-",
+         absl::StrFormat("%d of %d", m.document_layout_groups, m.num_groups)});
     Json j = CpMetricsJson(m);
     j.Set("layout", r.layout);
     cp_json.Push(std::move(j));
