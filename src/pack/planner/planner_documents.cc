@@ -1,6 +1,8 @@
 #include "pack/planner/planner_documents.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "pack/primitives/cost_order.h"
@@ -13,25 +15,37 @@ namespace {
 // Min-heap of ranks keyed by (cost, rank) with the keys inline: the lightest
 // rank on top, ties to the lower rank index so the plan is deterministic.
 // Four children per node: half the levels of a binary heap, and a node's
-// children share a cache line, which is what LPT over thousands of ranks
-// spends its time on. The top is the unique minimum of a total order, so
-// the arity does not change the plan.
+// children share a cache line (the array is placed so that every group of
+// four siblings starts on a 64-byte boundary), which is what LPT over
+// thousands of ranks spends its time on. Slots past the last node hold a
+// sentinel heavier than any rank, so every node's four children can be
+// compared without a bounds check, and the lightest of four is picked with
+// conditional moves instead of branches the processor cannot predict. The
+// top is the unique minimum of a total order, so neither the arity nor the
+// layout changes the plan.
 class RankHeap {
  public:
   struct Node {
     double cost;
     int32_t rank;
   };
-  explicit RankHeap(int32_t num_ranks) {
+  explicit RankHeap(int32_t num_ranks) : size_(static_cast<size_t>(num_ranks)) {
+    // Room for a full group of children after the last node, and for
+    // shifting the array onto a cache-line boundary.
+    storage_.assign(size_ + 2 * kArity + kAlign, kSentinel);
+    const uintptr_t address = reinterpret_cast<uintptr_t>(storage_.data());
+    // Node i lives at heap_[i]; its children 4i+1..4i+4 start at a multiple
+    // of four nodes (64 bytes) from an aligned base when heap_ = base + 3.
+    const size_t skip = ((kLineBytes - address % kLineBytes) % kLineBytes) / sizeof(Node);
+    heap_ = storage_.data() + skip + (kArity - 1);
     // All costs start at 0, so rank order is already a valid heap.
-    heap_.resize(num_ranks);
     for (int32_t r = 0; r < num_ranks; ++r) heap_[r] = {0.0, r};
   }
-  bool empty() const { return heap_.empty(); }
-  const Node& Top() const { return heap_.front(); }
+  bool empty() const { return size_ == 0; }
+  const Node& Top() const { return heap_[0]; }
   void Push(Node node) {
-    heap_.push_back(node);
-    size_t i = heap_.size() - 1;
+    // Pops left sentinels behind, so there is room up to the initial size.
+    size_t i = size_++;
     while (i > 0) {
       const size_t parent = (i - 1) / kArity;
       if (!Less(node, heap_[parent])) break;
@@ -41,40 +55,55 @@ class RankHeap {
     heap_[i] = node;
   }
   void Pop() {
-    heap_.front() = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) SiftDown();
+    --size_;
+    heap_[0] = heap_[size_];
+    heap_[size_] = kSentinel;
+    if (size_ > 0) SiftDown();
   }
   // The top's cost grew to `cost`: restore the heap order.
   void RaiseTop(double cost) {
-    heap_.front().cost = cost;
+    heap_[0].cost = cost;
     SiftDown();
   }
 
  private:
   static constexpr size_t kArity = 4;
+  static constexpr size_t kLineBytes = 64;
+  static constexpr size_t kAlign = kLineBytes / sizeof(Node);
+  static constexpr Node kSentinel = {std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<int32_t>::max()};
   static bool Less(const Node& a, const Node& b) {
-    return a.cost < b.cost || (a.cost == b.cost && a.rank < b.rank);
+    // Rank costs are sums of costs >= 0 starting at +0.0, so never -0.0 or
+    // NaN: their bit patterns order as the numbers do, and integer compares
+    // combined bitwise compile to flag operations, not branches.
+    const uint64_t x = Bits(a.cost), y = Bits(b.cost);
+    return (x < y) | ((x == y) & (a.rank < b.rank));
+  }
+  static uint64_t Bits(double cost) {
+    uint64_t bits;
+    std::memcpy(&bits, &cost, sizeof bits);
+    return bits;
   }
   void SiftDown() {
-    const size_t n = heap_.size();
-    const Node node = heap_.front();
+    const Node node = heap_[0];
     size_t i = 0;
     while (true) {
       const size_t first = kArity * i + 1;
-      if (first >= n) break;
-      const size_t last = std::min(first + kArity, n);
-      size_t child = first;
-      for (size_t c = first + 1; c < last; ++c) {
-        if (Less(heap_[c], heap_[child])) child = c;
-      }
+      if (first >= size_) break;
+      // The lighter of each pair, then of the two (arithmetic selection:
+      // the compiler keeps it free of branches).
+      const size_t a = first + Less(heap_[first + 1], heap_[first]);
+      const size_t b = first + 2 + Less(heap_[first + 3], heap_[first + 2]);
+      const size_t child = a ^ ((a ^ b) & (size_t{0} - Less(heap_[b], heap_[a])));
       if (!Less(heap_[child], node)) break;
       heap_[i] = heap_[child];
       i = child;
     }
     heap_[i] = node;
   }
-  std::vector<Node> heap_;
+  std::vector<Node> storage_;
+  Node* heap_;
+  size_t size_;
 };
 
 // Back from LPT positions to input indices.
