@@ -17,6 +17,85 @@ struct Cheaper {
   }
 };
 
+constexpr size_t kArity = 4;
+
+}  // namespace
+
+LoadOrder::LoadOrder(absl::Span<const double> loads) {
+  const size_t k = loads.size();
+  for (Heap* heap : {&min_, &max_}) {
+    heap->nodes.reserve(k);
+    heap->position.resize(k);
+  }
+  // Insert one by one (once per search, k groups).
+  for (size_t g = 0; g < k; ++g) {
+    const Node node{loads[g], static_cast<int32_t>(g)};
+    min_.nodes.push_back(node);
+    Place<true>(min_, g, node);
+    max_.nodes.push_back(node);
+    Place<false>(max_, g, node);
+  }
+}
+
+// Moves `node` from slot i (a hole) up or down to where it belongs.
+template <bool kMin>
+void LoadOrder::Place(Heap& heap, size_t i, Node node) {
+  std::vector<Node>& nodes = heap.nodes;
+  while (i > 0) {
+    const size_t parent = (i - 1) / kArity;
+    if (!Above<kMin>(node, nodes[parent])) break;
+    nodes[i] = nodes[parent];
+    heap.position[nodes[i].group] = static_cast<int32_t>(i);
+    i = parent;
+  }
+  while (true) {
+    const size_t first = kArity * i + 1;
+    if (first >= nodes.size()) break;
+    const size_t last = std::min(first + kArity, nodes.size());
+    size_t child = first;
+    for (size_t c = first + 1; c < last; ++c) {
+      if (Above<kMin>(nodes[c], nodes[child])) child = c;
+    }
+    if (!Above<kMin>(nodes[child], node)) break;
+    nodes[i] = nodes[child];
+    heap.position[nodes[i].group] = static_cast<int32_t>(i);
+    i = child;
+  }
+  nodes[i] = node;
+  heap.position[node.group] = static_cast<int32_t>(i);
+}
+
+void LoadOrder::Update(int32_t g, double load) {
+  const Node node{load, g};
+  Place<true>(min_, static_cast<size_t>(min_.position[g]), node);
+  Place<false>(max_, static_cast<size_t>(max_.position[g]), node);
+}
+
+void LoadOrder::Lightest(size_t count, int32_t skip, std::vector<int32_t>& out) const {
+  out.clear();
+  // Best-first over the min-heap: the next lightest is the lightest of the
+  // frontier (the children of those already taken).
+  std::vector<size_t>& frontier = frontier_;
+  frontier.clear();
+  if (!min_.nodes.empty()) frontier.push_back(0);
+  const std::vector<Node>& nodes = min_.nodes;
+  while (out.size() < count && !frontier.empty()) {
+    size_t best = 0;
+    for (size_t f = 1; f < frontier.size(); ++f) {
+      if (Before(nodes[frontier[f]], nodes[frontier[best]])) best = f;
+    }
+    const size_t i = frontier[best];
+    frontier[best] = frontier.back();
+    frontier.pop_back();
+    if (nodes[i].group != skip) out.push_back(nodes[i].group);
+    for (size_t c = kArity * i + 1; c < std::min(kArity * i + 1 + kArity, nodes.size()); ++c) {
+      frontier.push_back(c);
+    }
+  }
+}
+
+namespace {
+
 class FlatNeighbourhood {
  public:
   struct Step {
