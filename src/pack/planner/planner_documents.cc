@@ -138,20 +138,8 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   }
   // suffix_min[k] = shortest item among k..: a rank whose roomiest
   // microbatch is below it can never take another item.
-  // Costs non-decreasing in length (true of every built-in model) put the
-  // lengths in descending order too (checked, not assumed): then the
-  // shortest of k.. is the last item, and no array is needed.
-  bool monotone = true;
-  for (int32_t k = 1; k < n && monotone; ++k) monotone = len[k] <= len[k - 1];
-  std::vector<int64_t> suffix_min;
-  if (!monotone) {
-    suffix_min.assign(n + 1, std::numeric_limits<int64_t>::max());
-    for (int32_t k = n - 1; k >= 0; --k) suffix_min[k] = std::min(suffix_min[k + 1], len[k]);
-  }
-  auto shortest_from = [&](int32_t k) {
-    if (k >= n) return std::numeric_limits<int64_t>::max();
-    return monotone ? len[n - 1] : suffix_min[k];
-  };
+  std::vector<int64_t> suffix_min(n + 1, std::numeric_limits<int64_t>::max());
+  for (int32_t k = n - 1; k >= 0; --k) suffix_min[k] = std::min(suffix_min[k + 1], len[k]);
 
   std::vector<int64_t> tokens(microbatches, 0);
   std::vector<int32_t> where(n, -1);
@@ -203,7 +191,7 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     int64_t room = 0;
     for (int32_t j = 0; j < m; ++j) room = std::max(room, cap - mb_tokens[j]);
     max_free[r] = room;
-    if (room < shortest_from(k + 1)) {
+    if (room < suffix_min[k + 1]) {
       heap.Pop();  // full for good: no later item fits
     } else {
       heap.RaiseTop(rank_cost[r]);
@@ -228,7 +216,10 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     const int64_t max_moves =
         options.max_moves >= 0 ? options.max_moves : 2 * options.num_ranks + 1024;
     if (heaviest <= target) return Unsorted(order, where);
-    // With monotone costs the search skips light ranks without room.
+    // Costs non-decreasing in length (true of every built-in model) let the
+    // search skip light ranks without room; checked, not assumed.
+    bool monotone = true;
+    for (int32_t k = 1; k < n && monotone; ++k) monotone = len[k] <= len[k - 1];
     SlotRefineOptions refine;
     refine.num_groups = num_ranks;
     refine.slots_per_group = m;
