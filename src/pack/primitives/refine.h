@@ -40,6 +40,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -126,42 +128,27 @@ struct LocalSearchOptions {
 };
 
 // Groups ordered by (load, index): the heaviest, and the lightest few in
-// order. Two 4-ary heaps (lightest on top, heaviest on top) over the same
-// groups with each group's position in both, keys inline: O(log k) per
-// update in flat arrays, where an ordered set chased a pointer per level.
-// Lightest(c) walks the min-heap best-first, O(c²) for the c asked for.
+// order. Update after a group's load changes.
 class LoadOrder {
  public:
-  explicit LoadOrder(absl::Span<const double> loads);
-  int32_t Heaviest() const { return max_.nodes[0].group; }
+  explicit LoadOrder(absl::Span<const double> loads) {
+    for (size_t g = 0; g < loads.size(); ++g) set_.emplace(loads[g], static_cast<int32_t>(g));
+  }
+  int32_t Heaviest() const { return std::prev(set_.end())->second; }
   // The `count` lightest groups other than `skip`, lightest first.
-  void Lightest(size_t count, int32_t skip, std::vector<int32_t>& out) const;
-  // Group g's load is now `load`.
-  void Update(int32_t g, double load);
+  void Lightest(size_t count, int32_t skip, std::vector<int32_t>& out) const {
+    out.clear();
+    for (auto it = set_.begin(); it != set_.end() && out.size() < count; ++it) {
+      if (it->second != skip) out.push_back(it->second);
+    }
+  }
+  void Update(int32_t g, double old_load, double new_load) {
+    set_.erase({old_load, g});
+    set_.emplace(new_load, g);
+  }
 
  private:
-  struct Node {
-    double load;
-    int32_t group;
-  };
-  struct Heap {
-    std::vector<Node> nodes;
-    std::vector<int32_t> position;  // of each group in nodes
-  };
-  // a before b in (load, index) order; Heap::nodes[0] is the first of the
-  // min-heap and the last of the max-heap.
-  static bool Before(const Node& a, const Node& b) {
-    return a.load < b.load || (a.load == b.load && a.group < b.group);
-  }
-  template <bool kMin>
-  static bool Above(const Node& a, const Node& b) {
-    return kMin ? Before(a, b) : Before(b, a);
-  }
-  template <bool kMin>
-  static void Place(Heap& heap, size_t i, Node node);
-
-  Heap min_, max_;
-  mutable std::vector<size_t> frontier_;  // Lightest's scratch
+  std::set<std::pair<double, int32_t>> set_;
 };
 
 template <class Neighbourhood>
@@ -191,9 +178,10 @@ RefineStats LocalSearch(Neighbourhood& n, const LocalSearchOptions& options) {
       }
     }
     if (!found) break;
+    const double light_before = n.Load(best.light);
     n.Apply(heavy, best);
-    order.Update(heavy, n.Load(heavy));
-    order.Update(best.light, n.Load(best.light));
+    order.Update(heavy, top, n.Load(heavy));
+    order.Update(best.light, light_before, n.Load(best.light));
     ++stats.steps;
     ++(best.IsMove() ? stats.moves : stats.swaps);
   }

@@ -1,8 +1,6 @@
 #include "pack/primitives/refine.h"
 
 #include <algorithm>
-#include <set>
-#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -196,37 +194,6 @@ TEST(RefineSlotsTest, NeverWorseRespectsCapsBudgetAndStopAt) {
     for (int64_t t : tokens) EXPECT_LE(t, cap);
     const std::vector<double> recomputed = SlotGroupCosts(costs, slot, groups, m);
     for (int32_t g = 0; g < groups; ++g) EXPECT_NEAR(recomputed[g], group_cost[g], 1e-9);
-  }
-}
-
-TEST(LoadOrderTest, AgreesWithAnOrderedSet) {
-  // The reference: (load, group) pairs in a std::set, ties by index.
-  util::Rng rng(53);
-  for (int trial = 0; trial < 200; ++trial) {
-    const size_t k = 1 + rng.Below(40);
-    std::vector<double> load(k);
-    // Few distinct values, so ties are common.
-    for (double& x : load) x = static_cast<double>(rng.Below(5));
-    LoadOrder order(load);
-    std::set<std::pair<double, int32_t>> reference;
-    for (size_t g = 0; g < k; ++g) reference.emplace(load[g], static_cast<int32_t>(g));
-    std::vector<int32_t> got;
-    for (int step = 0; step < 50; ++step) {
-      ASSERT_EQ(order.Heaviest(), std::prev(reference.end())->second);
-      const size_t count = rng.Below(k + 2);
-      const int32_t skip = static_cast<int32_t>(rng.Below(k));
-      order.Lightest(count, skip, got);
-      std::vector<int32_t> want;
-      for (const auto& [l, g] : reference) {
-        if (want.size() < count && g != skip) want.push_back(g);
-      }
-      ASSERT_EQ(got, want);
-      const int32_t g = static_cast<int32_t>(rng.Below(k));
-      reference.erase({load[g], g});
-      load[g] = static_cast<double>(rng.Below(5)) - (rng.Below(4) == 0 ? 0.5 : 0.0);
-      reference.emplace(load[g], g);
-      order.Update(g, load[g]);
-    }
   }
 }
 
