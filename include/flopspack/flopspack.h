@@ -1366,6 +1366,20 @@ FLOPSPACK_API flopspack_status flopspack_cp_shard_metrics(const flopspack_cp_sha
 
 FLOPSPACK_API void flopspack_cp_shard_destroy(flopspack_cp_shard* shard);
 
+/* ---- Documents with their own extra cost (issue 16) -------------------- */
+
+/* flopspack_plan_step where document i costs the model's cost of its
+ * lengths[i] tokens plus extra_costs[i] (a vision encoder's work on its
+ * images, say: docs/multimodal.md). extra_costs NULL = none: the same plan
+ * as flopspack_plan_step, bit for bit. A split document's pieces share its
+ * extra cost in proportion to their tokens; group costs and metrics include
+ * it. Errors: those of flopspack_plan_step, plus FLOPSPACK_INVALID_ARGUMENT
+ * for a negative, NaN or infinite extra cost (the message names its index)
+ * and FLOPSPACK_OUT_OF_RANGE for extra costs whose sum overflows a double. */
+FLOPSPACK_API flopspack_status flopspack_plan_step_with_extra_costs(
+    const flopspack_step_options* options, const flopspack_cost_model* model,
+    const int64_t* lengths, const double* extra_costs, size_t n, flopspack_plan** out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

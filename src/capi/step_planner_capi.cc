@@ -111,6 +111,32 @@ flopspack_status flopspack_plan_step(const flopspack_step_options* options,
   });
 }
 
+flopspack_status flopspack_plan_step_with_extra_costs(const flopspack_step_options* options,
+                                                      const flopspack_cost_model* model,
+                                                      const int64_t* lengths,
+                                                      const double* extra_costs, size_t n,
+                                                      flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (extra_costs != nullptr) {
+      if (flopspack_status s = RequireArray(extra_costs, n, sizeof(double), "extra_costs")) {
+        return s;
+      }
+    }
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack::pack::StepOptions o;
+    if (flopspack_status s = ReadStepOptions(options, &o)) return s;
+    const absl::Span<const double> extra =
+        extra_costs == nullptr ? absl::Span<const double>() : absl::MakeConstSpan(extra_costs, n);
+    auto plan = flopspack::pack::PlanStepWithExtraCosts(o, *model->model,
+                                                        absl::MakeConstSpan(lengths, n), extra);
+    if (!plan.ok()) return FromStatus(plan.status());
+    *out = new flopspack_plan{std::move(*plan)};
+    return FLOPSPACK_OK;
+  });
+}
+
 void flopspack_step_planner_options_init(flopspack_step_planner_options* options) {
   if (options == nullptr) return;
   *options = flopspack_step_planner_options{};

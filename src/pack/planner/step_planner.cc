@@ -1,6 +1,7 @@
 #include "pack/planner/step_planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <utility>
@@ -51,12 +52,38 @@ absl::Status TooManyMicrobatches(int64_t r, int64_t m, int64_t cap) {
       r, m, cap, kMaxStepMicrobatches));
 }
 
+// Per-document extra costs beside the model's cost of the tokens (empty =
+// none): an item of t tokens of document d carries extra[d] x t / lengths[d],
+// so a split document's pieces share its extra cost in proportion to their
+// tokens, and a whole document carries exactly extra[d].
+struct ExtraCosts {
+  absl::Span<const double> extra;
+  absl::Span<const int64_t> lengths;
+
+  bool empty() const { return extra.empty(); }
+  double Of(int64_t doc, int64_t tokens) const {
+    const double e = extra[doc];
+    const int64_t length = lengths[doc];
+    return tokens == length ? e : e * (static_cast<double>(tokens) / static_cast<double>(length));
+  }
+};
+
+// The cost of each item: the model's cost of its tokens plus its share of
+// its document's extra cost (docs[i] is item i's document).
 absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
-                                              absl::Span<const int64_t> tokens) {
+                                              absl::Span<const int64_t> docs,
+                                              absl::Span<const int64_t> tokens,
+                                              const ExtraCosts& extra) {
   std::vector<double> costs(tokens.size());
   absl::Status status = model.DocumentCosts(tokens, absl::MakeSpan(costs));
   if (!status.ok()) return status;
   if (absl::Status s = util::CheckCosts("document cost", costs); !s.ok()) return s;
+  if (!extra.empty()) {
+    for (size_t i = 0; i < costs.size(); ++i) costs[i] += extra.Of(docs[i], tokens[i]);
+    if (absl::Status s = util::CheckCosts("document cost with its extra cost", costs); !s.ok()) {
+      return absl::OutOfRangeError(s.message());
+    }
+  }
   // Rank and microbatch costs are sums of these: they must stay finite.
   if (absl::StatusOr<double> sum = util::CheckedCostSum("document cost", costs); !sum.ok()) {
     return sum.status();
@@ -94,8 +121,8 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
   }
 }
 
-int64_t RunSequences(Items& items, const cost::CostModel& model, const StepOptions& o,
-                     absl::Status& status) {
+int64_t RunSequences(Items& items, const cost::CostModel& model, const ExtraCosts& extra,
+                     const StepOptions& o, absl::Status& status) {
   BinAssignment packed = FirstFitDecreasing(items.tokens, o.max_tokens_per_microbatch);
   const int32_t count = packed.num_bins;
   const std::vector<int32_t>& seq_of = packed.bin;
@@ -109,6 +136,11 @@ int64_t RunSequences(Items& items, const cost::CostModel& model, const StepOptio
       return 0;
     }
     seq_cost[q] = *c;
+  }
+  if (!extra.empty()) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      seq_cost[seq_of[i]] += extra.Of(items.doc[i], items.tokens[i]);
+    }
   }
   const int64_t m = o.microbatches_per_rank > 0 ? o.microbatches_per_rank
                                                 : std::max<int64_t>(1, CeilDiv(count, o.num_ranks));
@@ -216,8 +248,8 @@ absl::StatusOr<BalancedCut> BalancedCounts(const cost::CostModel& model,
 // and cap-sized pieces) keep their order and costs. Items of one document
 // are contiguous, in the order of `kept`.
 absl::Status RecutHeavy(Items& items, std::vector<double>& costs, const cost::CostModel& model,
-                        absl::Span<const int64_t> lengths, const BalancedCut& balanced,
-                        int64_t cap) {
+                        const ExtraCosts& extra, absl::Span<const int64_t> lengths,
+                        const BalancedCut& balanced, int64_t cap) {
   std::vector<int64_t> want(lengths.size(), 0);
   for (size_t doc = 0; doc < lengths.size(); ++doc) {
     if (balanced.pieces[doc] > 0 && std::min(lengths[doc], cap) > balanced.longest) {
@@ -245,9 +277,12 @@ absl::Status RecutHeavy(Items& items, std::vector<double>& costs, const cost::Co
     }
     i = end;
   }
-  std::vector<int64_t> fresh_tokens(fresh.size());
-  for (size_t f = 0; f < fresh.size(); ++f) fresh_tokens[f] = out.tokens[fresh[f]];
-  absl::StatusOr<std::vector<double>> c = ItemCosts(model, fresh_tokens);
+  std::vector<int64_t> fresh_tokens(fresh.size()), fresh_docs(fresh.size());
+  for (size_t f = 0; f < fresh.size(); ++f) {
+    fresh_tokens[f] = out.tokens[fresh[f]];
+    fresh_docs[f] = out.doc[fresh[f]];
+  }
+  absl::StatusOr<std::vector<double>> c = ItemCosts(model, fresh_docs, fresh_tokens, extra);
   if (!c.ok()) return c.status();
   for (size_t f = 0; f < fresh.size(); ++f) out_costs[fresh[f]] = (*c)[f];
   items = std::move(out);
@@ -304,9 +339,9 @@ constexpr double kCutToShareBelow = 0.99;
 // (cut_to_share.h), replacing it when its balance is higher by more than the
 // planner's tolerance.
 absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut,
-                          const cost::CostModel& model, absl::Span<const int64_t> lengths,
-                          absl::Span<const int64_t> kept, const StepOptions& o, int64_t m,
-                          int64_t total, StepStats* stats) {
+                          const cost::CostModel& model, const ExtraCosts& extra,
+                          absl::Span<const int64_t> lengths, absl::Span<const int64_t> kept,
+                          const StepOptions& o, int64_t m, int64_t total, StepStats* stats) {
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   const double overhead = model.SequenceOverhead();
   if (stats != nullptr) stats->documents_balance = RankBalance(items, costs, overhead, r, m).first;
@@ -315,10 +350,11 @@ absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut
   std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
   absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
   if (!found.ok()) return found.status();
-  absl::StatusOr<std::vector<double>> capcut_costs = ItemCosts(model, capcut.tokens);
+  absl::StatusOr<std::vector<double>> capcut_costs =
+      ItemCosts(model, capcut.doc, capcut.tokens, extra);
   if (!capcut_costs.ok()) return capcut_costs.status();
   if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
-  capcut_costs = ItemCosts(model, capcut.tokens);
+  capcut_costs = ItemCosts(model, capcut.doc, capcut.tokens, extra);
   if (!capcut_costs.ok()) return capcut_costs.status();
   KeepLighter(items, costs, capcut, *capcut_costs, overhead, r, m, 0, StepStats::PlannedBy::kTokens,
               stats);
@@ -334,7 +370,8 @@ absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut
       other.Add(p.doc, p.tokens);
       other.where.back() = p.where;
     }
-    absl::StatusOr<std::vector<double>> other_costs = ItemCosts(model, other.tokens);
+    absl::StatusOr<std::vector<double>> other_costs =
+        ItemCosts(model, other.doc, other.tokens, extra);
     if (!other_costs.ok()) return other_costs.status();
     KeepLighter(items, costs, other, *other_costs, overhead, r, m, o.tolerance,
                 StepStats::PlannedBy::kCutToShare, stats);
@@ -391,9 +428,35 @@ absl::Status ValidateStepOptions(const StepOptions& o) {
 absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model,
                               absl::Span<const int64_t> lengths, absl::Span<const int64_t> ids,
                               StepStats* stats) {
+  return PlanStepWithExtraCosts(o, model, lengths, {}, ids, stats);
+}
+
+absl::Status CheckExtraCosts(absl::Span<const double> extra_costs, size_t n) {
+  if (extra_costs.empty()) return absl::OkStatus();
+  if (extra_costs.size() != n) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("extra_costs has %u entries for %u lengths", extra_costs.size(), n));
+  }
+  for (size_t i = 0; i < extra_costs.size(); ++i) {
+    if (!std::isfinite(extra_costs[i]) || extra_costs[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("extra_costs[%u] = %g: every extra cost must be finite and non-negative",
+                          i, extra_costs[i]));
+    }
+  }
+  absl::StatusOr<double> sum = util::CheckedCostSum("extra_costs", extra_costs);
+  return sum.ok() ? absl::OkStatus() : sum.status();
+}
+
+absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::CostModel& model,
+                                            absl::Span<const int64_t> lengths,
+                                            absl::Span<const double> extra_costs,
+                                            absl::Span<const int64_t> ids, StepStats* stats) {
   if (absl::Status s = ValidateStepOptions(o); !s.ok()) return s;
   absl::StatusOr<int64_t> checked = util::CheckLengths("lengths", lengths);
   if (!checked.ok()) return checked.status();
+  if (absl::Status s = CheckExtraCosts(extra_costs, lengths.size()); !s.ok()) return s;
+  const ExtraCosts extra{extra_costs, lengths};
   if (!ids.empty() && ids.size() != lengths.size()) {
     return absl::InvalidArgumentError(
         absl::StrFormat("ids has %u entries for %u lengths", ids.size(), lengths.size()));
@@ -517,7 +580,7 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
         items.where.back() = mb;
       }
     }
-    absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
+    absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.doc, items.tokens, extra);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
   } else {
@@ -525,24 +588,25 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     for (int64_t i : kept) {
       for (int64_t left = lengths[i]; left > 0; left -= cap) items.Add(i, std::min(left, cap));
     }
-    absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
+    absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.doc, items.tokens, extra);
     if (!c.ok()) return c.status();
     costs = std::move(*c);
     // Only the default planner cuts for balance; the baselines cut at the
     // cap, as the pipelines they stand for do.
     if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
       capcut = items;
-      int64_t extra = 0;
-      for (int64_t i : kept) extra += balanced.pieces[i] - CapPieces(lengths[i], cap);
-      if (heavy && pieces + extra <= StepItemBudget(o)) {
-        if (absl::Status s = RecutHeavy(items, costs, model, lengths, balanced, cap); !s.ok()) {
+      int64_t more_pieces = 0;
+      for (int64_t i : kept) more_pieces += balanced.pieces[i] - CapPieces(lengths[i], cap);
+      if (heavy && pieces + more_pieces <= StepItemBudget(o)) {
+        if (absl::Status s = RecutHeavy(items, costs, model, extra, lengths, balanced, cap);
+            !s.ok()) {
           return s;
         }
       }
     }
     if (o.algorithm == StepAlgorithm::kSequences) {
       absl::Status status;
-      m = RunSequences(items, model, o, status);
+      m = RunSequences(items, model, extra, o, status);
       if (!status.ok()) return status;
     } else if (o.algorithm == StepAlgorithm::kTokens) {
       std::vector<double> token_costs(items.tokens.begin(), items.tokens.end());
@@ -563,15 +627,15 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
     // New pieces need their own costs, and the items they were cut from
     // new ones.
     if (items.size() > costs.size()) {
-      absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.tokens);
+      absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.doc, items.tokens, extra);
       if (!c.ok()) return c.status();
       costs = std::move(*c);
     }
     // Where documents had to be cut, the fallback cut to the share
     // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
     if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
-      if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, lengths, kept, o, m,
-                                        total, &fallback);
+      if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, extra, lengths,
+                                        kept, o, m, total, &fallback);
           !s.ok()) {
         return s;
       }
@@ -623,6 +687,15 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
         absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]));
     if (!c.ok()) return c.status();
     mb_cost[g] = *c;
+    if (!extra.empty()) {
+      // The extra costs of the microbatch's items, in item order.
+      for (int64_t p = start[g]; p < start[g + 1]; ++p)
+        mb_cost[g] += extra.Of(mb_doc[p], mb_tokens[p]);
+      if (!std::isfinite(mb_cost[g])) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "microbatch cost with its extra costs overflows a double (microbatch %d)", g));
+      }
+    }
   }
   // Finite microbatch costs whose total is not (a custom model near DBL_MAX)
   // would make the rank metrics inf or NaN.

@@ -117,6 +117,26 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& options, const cost::CostModel&
                               absl::Span<const int64_t> lengths, absl::Span<const int64_t> ids = {},
                               StepStats* stats = nullptr);
 
+// extra_costs, when not empty, is finite and non-negative, one per length.
+absl::Status CheckExtraCosts(absl::Span<const double> extra_costs, size_t n);
+
+// PlanStep where document i costs the model's cost of its tokens plus
+// extra_costs[i] (empty = none: the same plan as PlanStep, bit for bit).
+// A split document's pieces share its extra cost in proportion to their
+// tokens; items, group costs and metrics all include it. The number of
+// pieces a heavy document is cut into for balance (balanced_split.h) and
+// the lower bound's divisible part are still computed from the model's
+// cost alone (the extra cost of a cut document counts in neither), so the
+// bound stays a valid, if weaker, bound. Errors: PlanStep's, plus
+// InvalidArgument for a size mismatch or a negative, NaN or infinite extra
+// cost (naming its index), OutOfRange for a sum that overflows a double.
+absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& options,
+                                            const cost::CostModel& model,
+                                            absl::Span<const int64_t> lengths,
+                                            absl::Span<const double> extra_costs,
+                                            absl::Span<const int64_t> ids = {},
+                                            StepStats* stats = nullptr);
+
 }  // namespace flopspack::pack
 
 #endif  // FLOPSPACK_PACK_PLANNER_STEP_PLANNER_H_

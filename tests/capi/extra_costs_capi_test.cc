@@ -1,0 +1,246 @@
+// flopspack_plan_step_with_extra_costs: documents whose cost is the model's
+// cost of their tokens plus their own extra cost (issue 16, part 3).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "capi_test_util.h"
+#include "plan_reader.h"
+
+namespace {
+
+using flopspack_test::ReadBack;
+using flopspack_test::ReadPlan;
+
+flopspack_step_options Options(uint32_t ranks, uint32_t microbatches, int64_t cap) {
+  flopspack_step_options o;
+  flopspack_step_options_init(&o);
+  o.num_ranks = ranks;
+  o.microbatches_per_rank = microbatches;
+  o.max_tokens_per_microbatch = cap;
+  return o;
+}
+
+std::vector<int64_t> Lengths(size_t n) {
+  std::vector<int64_t> lengths(n);
+  uint64_t x = 777;
+  for (int64_t& l : lengths) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    l = 1 + static_cast<int64_t>((x >> 33) % 1500);
+  }
+  return lengths;
+}
+
+// What a group must cost: the model's cost of its tokens plus each item's
+// share (tokens / length) of its document's extra cost.
+double ExpectedGroupCost(const flopspack_cost_model* model, const std::vector<int64_t>& items,
+                         const std::vector<int64_t>& tokens, const std::vector<int64_t>& lengths,
+                         const std::vector<double>& extra) {
+  double cost = 0;
+  EXPECT_EQ(flopspack_cost_model_sequence_cost(model, tokens.data(), tokens.size(), &cost),
+            FLOPSPACK_OK);
+  for (size_t k = 0; k < items.size(); ++k) {
+    cost +=
+        extra[items[k]] * static_cast<double>(tokens[k]) / static_cast<double>(lengths[items[k]]);
+  }
+  return cost;
+}
+
+TEST(ExtraCostsCapiTest, NullExtraCostsIsPlanStepBitForBit) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = Lengths(300);
+  for (int algorithm : {FLOPSPACK_STEP_DOCUMENTS, FLOPSPACK_STEP_RANDOM, FLOPSPACK_STEP_TOKENS,
+                        FLOPSPACK_STEP_SEQUENCES}) {
+    flopspack_step_options o = Options(8, 0, 1024);  // documents over the cap are split
+    o.algorithm = static_cast<decltype(o.algorithm)>(algorithm);
+    flopspack_plan* a = nullptr;
+    flopspack_plan* b = nullptr;
+    ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &a), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), nullptr,
+                                                   lengths.size(), &b),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
+    EXPECT_EQ(ra.items, rb.items);
+    EXPECT_EQ(ra.tokens, rb.tokens);
+    EXPECT_EQ(ra.offsets, rb.offsets);
+    ASSERT_EQ(ra.cost.size(), rb.cost.size());
+    EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0);
+    flopspack_plan_destroy(a);
+    flopspack_plan_destroy(b);
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(ExtraCostsCapiTest, ShortDocumentWithHugeExtraCostEndsAlone) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = {100, 100, 100, 100, 10, 100};
+  std::vector<double> extra(lengths.size(), 0.0);
+  extra[4] = 1e6;  // ten tokens, but an encoder's worth of images
+  flopspack_step_options o = Options(2, 1, 4096);
+  flopspack_plan* plain = nullptr;
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plain), FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(),
+                                                 lengths.size(), &plan),
+            FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  // By tokens alone, document 4 shares a rank with others (3 x 100 vs 2 x
+  // 100 + 10); with its extra cost it is alone, and the rest share the other
+  // rank.
+  const ReadPlan by_tokens = ReadBack(plain), full = ReadBack(plan);
+  bool shared = false;
+  for (const auto& items : by_tokens.items) {
+    for (int64_t i : items) shared = shared || (i == 4 && items.size() > 1);
+  }
+  EXPECT_TRUE(shared);
+  ASSERT_EQ(full.items.size(), 2u);
+  bool alone = false;
+  for (size_t g = 0; g < 2; ++g) {
+    if (full.items[g] == std::vector<int64_t>{4}) {
+      alone = true;
+      EXPECT_DOUBLE_EQ(full.cost[g], 10 + 1e6);
+      EXPECT_EQ(full.items[1 - g].size(), 5u);
+    }
+  }
+  EXPECT_TRUE(alone);
+  EXPECT_DOUBLE_EQ(full.metrics.max_rank_cost, 10 + 1e6);
+  EXPECT_DOUBLE_EQ(full.metrics.total_cost, 510 + 1e6);
+  flopspack_plan_destroy(plain);
+  flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+// Two ranks, one microbatch each, eight documents: the best split by full
+// cost found by trying all 2^8 assignments. Balancing by the full cost must
+// reach it; balancing by the model's cost alone must be worse by the full
+// cost.
+TEST(ExtraCostsCapiTest, BalancingByFullCostBeatsModelCostOnBruteForce) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 256, &model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = {300, 280, 250, 200, 120, 90, 60, 40};
+  const std::vector<double> extra = {0, 0, 0, 0, 400, 350, 300, 0};
+  const size_t n = lengths.size();
+  std::vector<double> doc_cost(n);
+  ASSERT_EQ(flopspack_cost_model_document_costs(model, lengths.data(), n, doc_cost.data()),
+            FLOPSPACK_OK);
+  double best = std::numeric_limits<double>::infinity();
+  for (uint32_t mask = 0; mask < (1u << n); ++mask) {
+    double rank[2] = {0, 0};
+    for (size_t i = 0; i < n; ++i) rank[(mask >> i) & 1] += doc_cost[i] + extra[i];
+    best = std::min(best, std::max(rank[0], rank[1]));
+  }
+  flopspack_step_options o = Options(2, 1, 1 << 20);
+  flopspack_plan* full = nullptr;
+  flopspack_plan* lm = nullptr;
+  ASSERT_EQ(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(), n, &full),
+            FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), n, &lm), FLOPSPACK_OK);
+  const ReadPlan f = ReadBack(full), l = ReadBack(lm);
+  // The plan reports the full cost of each group, and reaches the optimum.
+  double full_max = 0;
+  for (size_t g = 0; g < f.items.size(); ++g) {
+    EXPECT_DOUBLE_EQ(f.cost[g], ExpectedGroupCost(model, f.items[g], f.tokens[g], lengths, extra));
+    full_max = std::max(full_max, f.cost[g]);
+  }
+  EXPECT_DOUBLE_EQ(f.metrics.max_rank_cost, full_max);
+  EXPECT_NEAR(full_max, best, best * 1e-12);
+  // The model-cost plan judged by the full cost.
+  double lm_max = 0;
+  for (size_t g = 0; g < l.items.size(); ++g) {
+    lm_max = std::max(lm_max, ExpectedGroupCost(model, l.items[g], l.tokens[g], lengths, extra));
+  }
+  EXPECT_GT(lm_max, full_max * 1.05);
+  flopspack_plan_destroy(full);
+  flopspack_plan_destroy(lm);
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(ExtraCostsCapiTest, SplitPiecesShareTheExtraCostByTokens) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = {4000, 300, 500, 200, 700};
+  const std::vector<double> extra = {8000, 0, 50, 0, 1};
+  for (int algorithm : {FLOPSPACK_STEP_DOCUMENTS, FLOPSPACK_STEP_RANDOM, FLOPSPACK_STEP_TOKENS,
+                        FLOPSPACK_STEP_SEQUENCES}) {
+    flopspack_step_options o = Options(2, 0, 1024);
+    o.algorithm = static_cast<decltype(o.algorithm)>(algorithm);
+    flopspack_plan* plan = nullptr;
+    ASSERT_EQ(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(),
+                                                   lengths.size(), &plan),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    const ReadPlan p = ReadBack(plan);
+    double total = 0;
+    for (size_t g = 0; g < p.items.size(); ++g) {
+      EXPECT_NEAR(p.cost[g], ExpectedGroupCost(model, p.items[g], p.tokens[g], lengths, extra),
+                  1e-9 * p.cost[g]);
+      total += p.cost[g];
+    }
+    // Tokens (5,700) plus every extra cost, once.
+    EXPECT_NEAR(total, 5700 + 8051, 1e-9);
+    EXPECT_NEAR(p.metrics.total_cost, 5700 + 8051, 1e-9);
+    EXPECT_GT(p.metrics.split_items, 0u);
+    flopspack_plan_destroy(plan);
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(ExtraCostsCapiTest, BadExtraCostsAreRejectedAndNothingIsModified) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = {10, 20, 30};
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Row {
+    std::vector<double> extra;
+    flopspack_status status;
+    const char* fragment;
+  };
+  const Row rows[] = {
+      {{0, -1, 0}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[1] = -1"},
+      {{0, 0, nan}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[2] = nan"},
+      {{inf, 0, 0}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[0] = inf"},
+      {{0, -0.0, -inf}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[2] = -inf"},
+      {{1e308, 1e308, 0}, FLOPSPACK_OUT_OF_RANGE, "extra_costs"},
+  };
+  flopspack_step_options o = Options(2, 1, 64);
+  for (const Row& row : rows) {
+    const std::vector<double> before = row.extra;
+    const std::vector<int64_t> lengths_before = lengths;
+    flopspack_plan* sentinel = reinterpret_cast<flopspack_plan*>(0x1234);
+    flopspack_plan* out = sentinel;
+    EXPECT_FLOPSPACK_ERROR(flopspack_plan_step_with_extra_costs(
+                               &o, model, lengths.data(), row.extra.data(), lengths.size(), &out),
+                           row.status, row.fragment);
+    EXPECT_EQ(out, sentinel);
+    EXPECT_EQ(std::memcmp(before.data(), row.extra.data(), before.size() * sizeof(double)), 0);
+    EXPECT_EQ(lengths, lengths_before);
+  }
+  // A document's cost plus its extra cost that overflows a double.
+  flopspack_cost_model* steep = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1e304, 0, &steep), FLOPSPACK_OK);
+  const std::vector<double> huge = {0, 0, std::numeric_limits<double>::max()};
+  flopspack_plan* out = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step_with_extra_costs(&o, steep, lengths.data(),
+                                                              huge.data(), lengths.size(), &out),
+                         FLOPSPACK_OUT_OF_RANGE, "extra cost");
+  EXPECT_EQ(out, nullptr);
+  flopspack_cost_model_destroy(steep);
+  // The usual NULL checks.
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_plan_step_with_extra_costs(&o, nullptr, lengths.data(), nullptr, 3, &out),
+      FLOPSPACK_INVALID_ARGUMENT, "model");
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), nullptr, 3, nullptr),
+      FLOPSPACK_INVALID_ARGUMENT, "out");
+  flopspack_cost_model_destroy(model);
+}
+
+}  // namespace
