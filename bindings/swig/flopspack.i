@@ -134,6 +134,7 @@ FLOPSPACK_WRAP(flopspack_swig_pack)
 FLOPSPACK_WRAP(flopspack_swig_balance)
 /* step planning and the stateful step planner */
 FLOPSPACK_WRAP(flopspack_plan_step)
+FLOPSPACK_WRAP(flopspack_swig_plan_step_with_extra_costs)
 FLOPSPACK_WRAP(flopspack_step_planner_create)
 FLOPSPACK_WRAP(flopspack_step_planner_push)
 FLOPSPACK_WRAP(flopspack_step_planner_next)
@@ -319,7 +320,8 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 };
 %apply (uint64_t* OUT_UINT64S, size_t N) { (uint64_t* out_counts, size_t num_out_counts) };
 %apply (const double* VALUES, size_t N) {
-  (const double* seconds, size_t num_samples), (const double* costs, size_t n)
+  (const double* seconds, size_t num_samples), (const double* costs, size_t n),
+  (const double* extra_costs, size_t num_extra_costs)
 };
 %apply (double* OUT_VALUES, size_t N) {
   (double* out_costs, size_t num_out_costs),
@@ -603,6 +605,23 @@ flopspack_status flopspack_swig_balance(const flopspack_balance_options* options
                                    std::to_string(n) + " costs");
   }
   return flopspack_balance(options, costs, num_token_counts == 0 ? NULL : token_counts, n, out);
+}
+
+/* flopspack_plan_step_with_extra_costs with the extra costs' length
+ * explicit: 0 = none (NULL), else n. */
+flopspack_status flopspack_swig_plan_step_with_extra_costs(const flopspack_step_options* options,
+                                                           const flopspack_cost_model* model,
+                                                           const int64_t* lengths, size_t n,
+                                                           const double* extra_costs,
+                                                           size_t num_extra_costs,
+                                                           flopspack_plan** out) {
+  if (num_extra_costs != 0 && num_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "extra_costs has " + std::to_string(num_extra_costs) +
+                                   " entries for " + std::to_string(n) + " lengths");
+  }
+  return flopspack_plan_step_with_extra_costs(
+      options, model, lengths, num_extra_costs == 0 ? NULL : extra_costs, n, out);
 }
 
 /* flopspack_step_planner_save / _restore with byte arrays. */

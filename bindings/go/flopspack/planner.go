@@ -1,6 +1,7 @@
 package flopspack
 
 import (
+	"fmt"
 	"runtime"
 
 	"github.com/flopspack/flopspack/bindings/go/internal/capi"
@@ -73,6 +74,33 @@ func PlanStep(lengths []int64, model *CostModel, options StepOptions) (*Plan, er
 	defer capi.DeleteFlopspack_step_options(c)
 	var h uintptr
 	err = capi.Flopspack_plan_step(c, m, lengths, &h)
+	if err != nil {
+		return nil, model.explain(err)
+	}
+	return newPlan(h), nil
+}
+
+// PlanStepWithExtraCosts is PlanStep where document i costs the model's
+// cost of its tokens plus extraCosts[i] (finite, non-negative; a vision
+// encoder's work on its images, say). nil = none: the same plan as PlanStep.
+// A split document's pieces share its extra cost by tokens.
+func PlanStepWithExtraCosts(lengths []int64, extraCosts []float64, model *CostModel, options StepOptions) (*Plan, error) {
+	if extraCosts == nil {
+		return PlanStep(lengths, model, options)
+	}
+	if len(extraCosts) != len(lengths) {
+		return nil, &Error{Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	}
+	m, err := model.handle()
+	if err != nil {
+		return nil, err
+	}
+	defer model.release()
+	c := options.toC()
+	defer capi.DeleteFlopspack_step_options(c)
+	var h uintptr
+	err = capi.Flopspack_swig_plan_step_with_extra_costs(c, m, lengths, extraCosts, &h)
 	if err != nil {
 		return nil, model.explain(err)
 	}

@@ -371,6 +371,7 @@ def plan_step(
     ordering: SlotOrder = ...,
     overflow: Overflow = ...,
     seed: int = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Plan: ...
 
 class Pending(NamedTuple):

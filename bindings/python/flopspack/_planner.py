@@ -14,6 +14,7 @@ from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
 from ._plan import Plan
+from ._errors import InvalidArgumentError
 from ._stream import Overflow
 
 
@@ -67,18 +68,29 @@ def plan_step(
     ordering: SlotOrder = SlotOrder.DESCENDING,
     overflow: Overflow = Overflow.SPLIT,
     seed: int = 0,
+    extra_costs: Any = None,
 ) -> Plan:
     """Plans one step: document i (lengths[i] tokens) is item i, balanced
     by `model`'s cost. The plan has num_ranks x M groups, rank-major; each
     group's (rank, slot) says where it runs. microbatches_per_rank 0 = the
-    fewest that hold the batch."""
+    fewest that hold the batch. extra_costs (one finite, non-negative value
+    per document, e.g. from multimodal costs) is added to the model's cost
+    of each document (flopspack_plan_step_with_extra_costs); None = none."""
     options = _step_options(
         num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
         overflow, seed,
     )
     array = _arrays.lengths(lengths)
+    handle = _validate.handle(model, CostModel, "model")
+    if extra_costs is None:
+        return Plan(_capi.flopspack_plan_step(options, handle, array))
+    extra = _arrays.floats(extra_costs, "extra_costs")
+    if extra.size != array.size:
+        raise InvalidArgumentError(
+            f"extra_costs has {extra.size} entries for {array.size} lengths"
+        )
     return Plan(
-        _capi.flopspack_plan_step(options, _validate.handle(model, CostModel, "model"), array)
+        _capi.flopspack_swig_plan_step_with_extra_costs(options, handle, array, extra)
     )
 
 

@@ -1158,3 +1158,13 @@ extern "C" {
 extern "C" {
     pub fn flopspack_cp_shard_destroy(shard: *mut flopspack_cp_shard);
 }
+extern "C" {
+    pub fn flopspack_plan_step_with_extra_costs(
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}

@@ -843,6 +843,14 @@ extern "C" {
         n: usize,
         out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
+    pub fn flopspack_plan_step_with_extra_costs(
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
     pub fn flopspack_step_planner_options_init(options: *mut flopspack_step_planner_options);
     pub fn flopspack_step_planner_create(
         options: *const flopspack_step_options,

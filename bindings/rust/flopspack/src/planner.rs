@@ -2,7 +2,7 @@
 //! token cap, balanced by cost; and the stateful step planner.
 
 use crate::cost::{CostModel, ModelRef};
-use crate::error::{check, Result};
+use crate::error::{check, Error, Result, Status};
 use crate::plan::Plan;
 use crate::stream::Overflow;
 use crate::sys;
@@ -111,6 +111,57 @@ pub fn plan_step(lengths: &[i64], model: &CostModel, options: &StepOptions) -> R
             &c,
             model.as_ptr(),
             lengths.as_ptr(),
+            lengths.len(),
+            &mut raw,
+        )
+    }))?;
+    Ok(unsafe { Plan::from_raw(raw) })
+}
+
+/// [`plan_step`] where document i costs the model's cost of its tokens plus
+/// `extra_costs[i]` (finite, non-negative: a vision encoder's work on its
+/// images, say); `None` = none, the same plan as [`plan_step`]. A split
+/// document's pieces share its extra cost by tokens.
+///
+/// ```
+/// use flopspack::{plan_step_with_extra_costs, CostModel, StepOptions};
+///
+/// let model = CostModel::tokens()?;
+/// let options = StepOptions { microbatches_per_rank: 1, ..StepOptions::new(2, 4096) };
+/// let lengths = [100, 100, 10, 100];
+/// let plan = plan_step_with_extra_costs(&lengths, Some(&[0.0, 0.0, 1e6, 0.0]), &model, &options)?;
+/// assert!(plan.groups().any(|g| g.items == [2]));
+/// # Ok::<(), flopspack::Error>(())
+/// ```
+pub fn plan_step_with_extra_costs(
+    lengths: &[i64],
+    extra_costs: Option<&[f64]>,
+    model: &CostModel,
+    options: &StepOptions,
+) -> Result<Plan> {
+    if let Some(e) = extra_costs {
+        if e.len() != lengths.len() {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "extra_costs has {} entries for {} lengths",
+                    e.len(),
+                    lengths.len()
+                ),
+            ));
+        }
+    }
+    let c = options.to_c();
+    let mut raw = ptr::null_mut();
+    let extra = extra_costs.map_or(ptr::null(), |e| e.as_ptr());
+    // SAFETY: pointers to locals and live slices (extra NULL or as long as
+    // lengths); the plan is ours.
+    model.explain(check(unsafe {
+        sys::flopspack_plan_step_with_extra_costs(
+            &c,
+            model.as_ptr(),
+            lengths.as_ptr(),
+            extra,
             lengths.len(),
             &mut raw,
         )

@@ -1,0 +1,87 @@
+package flopspack
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestPlanStepWithExtraCostsNilIsPlanStep(t *testing.T) {
+	model := quadraticModel(t)
+	lengths := randomLengths(120, 5, 3000)
+	opts := DefaultStepOptions()
+	opts.NumRanks, opts.MaxTokensPerMicrobatch = 4, 2048
+	a, err := PlanStep(lengths, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := PlanStepWithExtraCosts(lengths, nil, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ga, _ := a.Groups()
+	gb, _ := b.Groups()
+	if !reflect.DeepEqual(ga, gb) {
+		t.Fatal("nil extra costs changed the plan")
+	}
+}
+
+func TestPlanStepWithExtraCostsHugeExtraCostEndsAlone(t *testing.T) {
+	model, err := NewTokensModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	opts := DefaultStepOptions()
+	opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 2, 1, 4096
+	plan, err := PlanStepWithExtraCosts([]int64{100, 100, 100, 100, 10, 100},
+		[]float64{0, 0, 0, 0, 1e6, 0}, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	groups, _ := plan.Groups()
+	alone := false
+	for _, g := range groups {
+		if reflect.DeepEqual(g.Items, []int64{4}) {
+			alone = true
+			if g.Cost != 10+1e6 {
+				t.Errorf("cost %v, want %v", g.Cost, 10+1e6)
+			}
+		}
+	}
+	if !alone {
+		t.Errorf("document 4 shares a microbatch: %+v", groups)
+	}
+}
+
+func TestPlanStepWithExtraCostsBadInput(t *testing.T) {
+	model, err := NewTokensModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	opts := DefaultStepOptions()
+	opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 2, 1, 64
+	for _, row := range []struct {
+		extra    []float64
+		target   error
+		fragment string
+	}{
+		{[]float64{0, -1, 0}, ErrInvalidArgument, "extra_costs[1] = -1"},
+		{[]float64{0, 0, math.NaN()}, ErrInvalidArgument, "extra_costs[2] = nan"},
+		{[]float64{math.Inf(1), 0, 0}, ErrInvalidArgument, "extra_costs[0] = inf"},
+		{[]float64{1e308, 1e308, 0}, ErrOutOfRange, "extra_costs"},
+		{[]float64{0, 0}, ErrInvalidArgument, "extra_costs has 2 entries for 3 lengths"},
+		{[]float64{}, ErrInvalidArgument, "extra_costs has 0 entries for 3 lengths"},
+	} {
+		plan, err := PlanStepWithExtraCosts([]int64{10, 20, 30}, row.extra, model, opts)
+		if plan != nil || !errors.Is(err, row.target) || !strings.Contains(err.Error(), row.fragment) {
+			t.Errorf("%v: got %v, want %v containing %q", row.extra, err, row.target, row.fragment)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+"""plan_step(..., extra_costs=): documents whose cost is the model's cost of
+their tokens plus their own extra cost (flopspack_plan_step_with_extra_costs)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import flopspack
+
+TOKENS = flopspack.CostModel.tokens()
+
+
+def test_none_is_plan_step_bit_for_bit():
+    docs = np.random.default_rng(3).integers(1, 1500, size=200)
+    model = flopspack.CostModel.polynomial(0, 0, 1, 1.0 / 1024)
+    kwargs = dict(num_ranks=8, max_tokens_per_microbatch=1024)
+    a = flopspack.plan_step(docs, model, **kwargs)
+    b = flopspack.plan_step(docs, model, extra_costs=None, **kwargs)
+    assert [g.items.tolist() for g in a] == [g.items.tolist() for g in b]
+    assert [g.cost for g in a] == [g.cost for g in b]
+
+
+def test_a_short_document_with_a_huge_extra_cost_ends_alone():
+    docs = [100, 100, 100, 100, 10, 100]
+    extra = [0, 0, 0, 0, 1e6, 0]
+    plan = flopspack.plan_step(docs, TOKENS, num_ranks=2, microbatches_per_rank=1,
+                               max_tokens_per_microbatch=4096, extra_costs=extra)
+    groups = sorted((len(g.items), g.items.tolist(), g.cost) for g in plan)
+    assert groups[0] == (1, [4], 10 + 1e6)
+    assert groups[1][0] == 5 and groups[1][2] == 500
+    assert max(g.cost for g in plan) == 10 + 1e6
+    assert plan.metrics.total_cost == 510 + 1e6
+
+
+def test_split_pieces_share_the_extra_cost_by_tokens():
+    docs = [4000, 300, 500]
+    extra = np.array([8000.0, 0.0, 50.0])
+    plan = flopspack.plan_step(docs, TOKENS, num_ranks=2, max_tokens_per_microbatch=1024,
+                               extra_costs=extra)
+    for g in plan:
+        want = g.tokens.sum() + sum(extra[i] * t / docs[i] for i, t in zip(g.items, g.tokens))
+        assert g.cost == pytest.approx(want, rel=1e-12)
+    assert plan.metrics.total_cost == pytest.approx(4800 + 8050)
+
+
+@pytest.mark.parametrize("extra, error, fragment", [
+    ([0, -1, 0], flopspack.InvalidArgumentError, "extra_costs[1] = -1"),
+    ([0, 0, math.nan], flopspack.InvalidArgumentError, "extra_costs[2] = nan"),
+    ([math.inf, 0, 0], flopspack.InvalidArgumentError, "extra_costs[0] = inf"),
+    ([1e308, 1e308, 0], flopspack.OutOfRangeError, "extra_costs"),
+    ([0, 0], flopspack.InvalidArgumentError, "extra_costs has 2 entries for 3 lengths"),
+    ([], flopspack.InvalidArgumentError, "extra_costs has 0 entries for 3 lengths"),
+])
+def test_bad_extra_costs(extra, error, fragment):
+    before = list(extra)
+    with pytest.raises(error, match=None) as info:
+        flopspack.plan_step([10, 20, 30], TOKENS, num_ranks=2, microbatches_per_rank=1,
+                            max_tokens_per_microbatch=64, extra_costs=extra)
+    assert fragment in str(info.value)
+    assert extra == before or (math.isnan(extra[2]) and before[:2] == extra[:2])

@@ -1,0 +1,84 @@
+//! plan_step_with_extra_costs: documents whose cost is the model's cost of
+//! their tokens plus their own extra cost.
+use flopspack::{plan_step, plan_step_with_extra_costs, CostModel, Status, StepOptions};
+
+#[test]
+fn none_is_plan_step() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1.0 / 1024.0).unwrap();
+    let lengths: Vec<i64> = (0..150).map(|i| 1 + (i * 7919) % 1500).collect();
+    let options = StepOptions::new(4, 1024);
+    let a = plan_step(&lengths, &model, &options).unwrap();
+    let b = plan_step_with_extra_costs(&lengths, None, &model, &options).unwrap();
+    let ga: Vec<_> = a
+        .groups()
+        .map(|g| (g.items.to_vec(), g.info.cost.to_bits()))
+        .collect();
+    let gb: Vec<_> = b
+        .groups()
+        .map(|g| (g.items.to_vec(), g.info.cost.to_bits()))
+        .collect();
+    assert_eq!(ga, gb);
+}
+
+#[test]
+fn a_short_document_with_a_huge_extra_cost_ends_alone() {
+    let model = CostModel::tokens().unwrap();
+    let options = StepOptions {
+        microbatches_per_rank: 1,
+        ..StepOptions::new(2, 4096)
+    };
+    let extra = [0.0, 0.0, 0.0, 0.0, 1e6, 0.0];
+    let plan = plan_step_with_extra_costs(
+        &[100, 100, 100, 100, 10, 100],
+        Some(&extra),
+        &model,
+        &options,
+    )
+    .unwrap();
+    let alone: Vec<_> = plan.groups().filter(|g| g.items == [4]).collect();
+    assert_eq!(alone.len(), 1);
+    assert_eq!(alone[0].info.cost, 10.0 + 1e6);
+}
+
+#[test]
+fn bad_extra_costs() {
+    let model = CostModel::tokens().unwrap();
+    let options = StepOptions {
+        microbatches_per_rank: 1,
+        ..StepOptions::new(2, 64)
+    };
+    let rows: [(&[f64], Status, &str); 6] = [
+        (
+            &[0.0, -1.0, 0.0],
+            Status::InvalidArgument,
+            "extra_costs[1] = -1",
+        ),
+        (
+            &[0.0, 0.0, f64::NAN],
+            Status::InvalidArgument,
+            "extra_costs[2] = nan",
+        ),
+        (
+            &[f64::INFINITY, 0.0, 0.0],
+            Status::InvalidArgument,
+            "extra_costs[0] = inf",
+        ),
+        (&[1e308, 1e308, 0.0], Status::OutOfRange, "extra_costs"),
+        (
+            &[0.0, 0.0],
+            Status::InvalidArgument,
+            "extra_costs has 2 entries for 3 lengths",
+        ),
+        (
+            &[],
+            Status::InvalidArgument,
+            "extra_costs has 0 entries for 3 lengths",
+        ),
+    ];
+    for (extra, status, fragment) in rows {
+        let err =
+            plan_step_with_extra_costs(&[10, 20, 30], Some(extra), &model, &options).unwrap_err();
+        assert_eq!(err.status(), status, "{err}");
+        assert!(err.message().contains(fragment), "{err}");
+    }
+}
