@@ -615,6 +615,20 @@ std::vector<Row> Rows() {
         flopspack_step_options s = Step(1, 1, 10);
         return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
       });
+  add("StepExtraCostNegative", "`flopspack_plan_step_with_extra_costs`",
+      "a negative, NaN or infinite extra cost", FLOPSPACK_INVALID_ARGUMENT,
+      "extra_costs[1] = nan: every extra cost must be finite", [](Outs& o) {
+        flopspack_step_options s = Step(2, 0, 16);
+        static const double extra[] = {0, std::nan(""), 1};
+        return flopspack_plan_step_with_extra_costs(&s, Tokens(), kThree, extra, 3, &o.plan);
+      });
+  add("StepExtraCostSumOverflow", "`flopspack_plan_step_with_extra_costs`",
+      "finite extra costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "extra_costs: the sum of costs overflows a double at index 1", [](Outs& o) {
+        flopspack_step_options s = Step(2, 0, 16);
+        static const double extra[] = {1e308, 1e308, 0};
+        return flopspack_plan_step_with_extra_costs(&s, Tokens(), kThree, extra, 3, &o.plan);
+      });
   add("StepMicrobatchProduct", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "num_ranks x microbatches_per_rank > 2^24", FLOPSPACK_OUT_OF_RANGE,
       "num_ranks x microbatches_per_rank = 65536 x 65536", [](Outs& o) {

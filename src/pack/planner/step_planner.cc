@@ -79,9 +79,14 @@ absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
   if (!status.ok()) return status;
   if (absl::Status s = util::CheckCosts("document cost", costs); !s.ok()) return s;
   if (!extra.empty()) {
-    for (size_t i = 0; i < costs.size(); ++i) costs[i] += extra.Of(docs[i], tokens[i]);
-    if (absl::Status s = util::CheckCosts("document cost with its extra cost", costs); !s.ok()) {
-      return absl::OutOfRangeError(s.message());
+    for (size_t i = 0; i < costs.size(); ++i) {
+      const double share = extra.Of(docs[i], tokens[i]);
+      if (!std::isfinite(costs[i] + share)) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "lengths[%d]: its cost %g plus its extra cost %g overflows a double; rescale the costs",
+            docs[i], costs[i], share));
+      }
+      costs[i] += share;
     }
   }
   // Rank and microbatch costs are sums of these: they must stay finite.
