@@ -6,6 +6,10 @@
 // rank tokens (the LM's memory), by LPT + refinement (pack/balance), once
 // on the full cost (LM + encoder, cost/multimodal.h) and once on the LM cost
 // alone, and on tokens; every assignment is then judged by the full cost.
+// Then the step planner (R ranks x 2 microbatches, cap 0.55 x the mean rank
+// tokens) once with the encoder's cost as per-document extra costs
+// (PlanStepWithExtraCosts) and once on the LM cost alone (PlanStep), each
+// judged by the full rank cost.
 // Figures of docs/multimodal.md:
 //   build/dev/benchmarks/multimodal_quality [ranks documents_per_rank seed]
 #include <algorithm>
@@ -16,6 +20,7 @@
 
 #include "cost/multimodal.h"
 #include "pack/balance/balance.h"
+#include "pack/planner/step_planner.h"
 #include "planner_data.h"
 #include "util/random.h"
 
@@ -116,6 +121,49 @@ int main(int argc, char** argv) {
       if (k == 0) full_max = r.max_cost;
       std::printf("%-12.0f %-16s %13.3f%% %14.4g %11.2f%%\n", 100 * share, names[k],
                   100 * r.balance, r.max_cost, 100 * (r.max_cost / full_max - 1));
+    }
+    // The step planner with and without the extra costs.
+    std::vector<double> extra(docs.size());
+    for (size_t i = 0; i < docs.size(); ++i)
+      extra[i] = *flopspack::cost::VisionExtraCost(*vit, docs[i]);
+    flopspack::pack::StepOptions so;
+    so.num_ranks = ranks;
+    so.microbatches_per_rank = 2;
+    so.max_tokens_per_microbatch =
+        std::max(*std::max_element(tokens.begin(), tokens.end()),
+                 static_cast<int64_t>(0.55 * static_cast<double>(total_tokens) /
+                                      static_cast<double>(ranks)));
+    double step_full_max = 0;
+    for (int k = 0; k < 2; ++k) {
+      auto plan = k == 0 ? flopspack::pack::PlanStepWithExtraCosts(so, *lm, tokens, extra)
+                         : flopspack::pack::PlanStep(so, *lm, tokens);
+      if (!plan.ok()) {
+        std::fprintf(stderr, "%s\n", plan.status().ToString().c_str());
+        return 1;
+      }
+      std::vector<double> load(static_cast<size_t>(ranks), 0.0);
+      for (size_t g = 0; g < plan->group_count(); ++g) {
+        double c = plan->group_cost(g);
+        if (k == 1) {  // the LM-only plan's groups: add the encoder's work
+          const auto items = plan->group_items(g);
+          const auto toks = plan->group_tokens(g);
+          for (size_t j = 0; j < items.size(); ++j) {
+            const size_t d = static_cast<size_t>(items[j]);
+            c += extra[d] * static_cast<double>(toks[j]) / static_cast<double>(tokens[d]);
+          }
+        }
+        load[static_cast<size_t>(plan->group_rank(g))] += c;
+      }
+      double total = 0, max = 0;
+      for (double l : load) {
+        total += l;
+        max = std::max(max, l);
+      }
+      if (k == 0) step_full_max = max;
+      std::printf("%-12.0f %-16s %13.3f%% %14.4g %11.2f%%\n", 100 * share,
+                  k == 0 ? "step, full cost" : "step, LM only",
+                  100 * total / static_cast<double>(ranks) / max, max,
+                  100 * (max / step_full_max - 1));
     }
   }
   return 0;
