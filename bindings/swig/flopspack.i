@@ -135,6 +135,7 @@ FLOPSPACK_WRAP(flopspack_swig_balance)
 /* step planning and the stateful step planner */
 FLOPSPACK_WRAP(flopspack_plan_step)
 FLOPSPACK_WRAP(flopspack_swig_plan_step_with_extra_costs)
+FLOPSPACK_WRAP(flopspack_swig_multimodal_costs)
 FLOPSPACK_WRAP(flopspack_step_planner_create)
 FLOPSPACK_WRAP(flopspack_step_planner_push)
 FLOPSPACK_WRAP(flopspack_step_planner_next)
@@ -303,7 +304,9 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (const int64_t* document_lengths, size_t num_lengths),
   (const int64_t* upper_bounds, size_t num_buckets),
   (const int64_t* upper_bounds, size_t num_upper_bounds),
-  (const int64_t* token_counts, size_t num_token_counts)
+  (const int64_t* token_counts, size_t num_token_counts),
+  (const int64_t* text_tokens, size_t n), (const int64_t* images, size_t num_images),
+  (const int64_t* patches_per_image, size_t num_patches)
 };
 %apply (int64_t* OUT_INT64S, size_t N) {
   (int64_t* upper_bounds, size_t num_buckets), (int64_t* out_lengths, size_t num_out_lengths),
@@ -311,7 +314,8 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (int64_t* out_offsets, size_t num_out_offsets), (int64_t* out_items, size_t num_out_items),
   (int64_t* out_tokens, size_t num_out_tokens), (int64_t* out_ranks, size_t num_out_ranks),
   (int64_t* out_slots, size_t num_out_slots), (int64_t* out_real, size_t num_out_real),
-  (int64_t* out_computed, size_t num_out_computed), (int64_t* out_pieces, size_t num_out_pieces)
+  (int64_t* out_computed, size_t num_out_computed), (int64_t* out_pieces, size_t num_out_pieces),
+  (int64_t* out_mm_tokens, size_t num_out_mm_tokens)
 };
 %apply uint64_t* OUT_UINT64 { uint64_t* out, uint64_t* documents, uint64_t* steps };
 %apply (const size_t* OFFSETS, size_t N) {
@@ -330,7 +334,8 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (double* out_weights, size_t num_out_weights), (double* out_values, size_t num_out_values),
   (double* out_sampled, size_t num_out_sampled), (double* out_predicted, size_t num_out_predicted),
   (double* out_relative, size_t num_out_relative),
-  (double* out_group_costs, size_t num_out_group_costs)
+  (double* out_group_costs, size_t num_out_group_costs),
+  (double* out_extra_costs, size_t num_out_extra_costs)
 };
 %apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost, double* out, double* distance };
 %apply double* OUT_DOUBLE { double* balance };
@@ -622,6 +627,25 @@ flopspack_status flopspack_swig_plan_step_with_extra_costs(const flopspack_step_
   }
   return flopspack_plan_step_with_extra_costs(
       options, model, lengths, num_extra_costs == 0 ? NULL : extra_costs, n, out);
+}
+
+/* flopspack_multimodal_costs with every array's length explicit (all n). */
+flopspack_status flopspack_swig_multimodal_costs(const flopspack_cost_model* encoder,
+                                                 const int64_t* text_tokens, size_t n,
+                                                 const int64_t* images, size_t num_images,
+                                                 const int64_t* patches_per_image,
+                                                 size_t num_patches, int64_t* out_mm_tokens,
+                                                 size_t num_out_mm_tokens, double* out_extra_costs,
+                                                 size_t num_out_extra_costs) {
+  if (num_images != n || num_patches != n || num_out_mm_tokens != n || num_out_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "images has " + std::to_string(num_images) +
+                                   " entries and patches_per_image " +
+                                   std::to_string(num_patches) + " for " + std::to_string(n) +
+                                   " text_tokens");
+  }
+  return flopspack_multimodal_costs(encoder, text_tokens, images, patches_per_image, n,
+                                    out_mm_tokens, out_extra_costs);
 }
 
 /* flopspack_step_planner_save / _restore with byte arrays. */

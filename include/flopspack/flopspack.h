@@ -1380,6 +1380,22 @@ FLOPSPACK_API flopspack_status flopspack_plan_step_with_extra_costs(
     const flopspack_step_options* options, const flopspack_cost_model* model,
     const int64_t* lengths, const double* extra_costs, size_t n, flopspack_plan** out);
 
+/* Multimodal documents: document i has text_tokens[i] text tokens and
+ * images[i] images of patches_per_image[i] patches each. Writes
+ * out_tokens[i] = text + images x patches (the tokens the language model
+ * sees: pass them as lengths) and out_extra_costs[i] = images x the
+ * encoder's document cost of patches_per_image[i] (pass them as
+ * extra_costs). The encoder is any cost model: typically
+ * flopspack_cost_model_transformer with causal = 0 and vocab_size = 0
+ * (a ViT), or one fitted to measured encoder times. Outputs are written
+ * only on success. Errors: FLOPSPACK_INVALID_ARGUMENT (a negative count,
+ * images without patches, a document with no tokens at all; the message
+ * names the document), FLOPSPACK_OUT_OF_RANGE (tokens over int64, costs
+ * over a double), FLOPSPACK_CALLBACK_FAILED (a custom encoder failed). */
+FLOPSPACK_API flopspack_status flopspack_multimodal_costs(
+    const flopspack_cost_model* encoder, const int64_t* text_tokens, const int64_t* images,
+    const int64_t* patches_per_image, size_t n, int64_t* out_tokens, double* out_extra_costs);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -6,6 +6,7 @@
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
+#include "cost/multimodal.h"
 #include "pack/planner/step_planner.h"
 #include "pack/planner/step_planner_state.h"
 
@@ -134,6 +135,29 @@ flopspack_status flopspack_plan_step_with_extra_costs(const flopspack_step_optio
     if (!plan.ok()) return FromStatus(plan.status());
     *out = new flopspack_plan{std::move(*plan)};
     return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_multimodal_costs(const flopspack_cost_model* encoder,
+                                            const int64_t* text_tokens, const int64_t* images,
+                                            const int64_t* patches_per_image, size_t n,
+                                            int64_t* out_tokens, double* out_extra_costs) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(encoder, "encoder")) return s;
+    if (flopspack_status s = RequireArray(text_tokens, n, sizeof(int64_t), "text_tokens")) return s;
+    if (flopspack_status s = RequireArray(images, n, sizeof(int64_t), "images")) return s;
+    if (flopspack_status s =
+            RequireArray(patches_per_image, n, sizeof(int64_t), "patches_per_image")) {
+      return s;
+    }
+    if (flopspack_status s = RequireArray(out_tokens, n, sizeof(int64_t), "out_tokens")) return s;
+    if (flopspack_status s = RequireArray(out_extra_costs, n, sizeof(double), "out_extra_costs")) {
+      return s;
+    }
+    return FromStatus(flopspack::cost::MultimodalTokensAndExtraCosts(
+        *encoder->model, absl::MakeConstSpan(text_tokens, n), absl::MakeConstSpan(images, n),
+        absl::MakeConstSpan(patches_per_image, n), absl::MakeSpan(out_tokens, n),
+        absl::MakeSpan(out_extra_costs, n)));
   });
 }
 

@@ -13,7 +13,10 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "cost/cost_model.h"
 #include "cost/transformer.h"
 
 namespace flopspack::cost {
@@ -39,6 +42,20 @@ absl::StatusOr<double> VisionExtraCost(const TransformerModel& encoder,
 absl::StatusOr<double> MultimodalCost(const TransformerModel& language_model,
                                       const TransformerModel& encoder,
                                       const MultimodalDocument& document);
+
+// For n documents given as three arrays: out_tokens[i] = MultimodalTokens,
+// out_extra[i] = images x encoder's document cost of patches_per_image (any
+// cost model as the encoder: a bidirectional transformer, or one fitted to
+// measured encoder times). The arrays are written only on success. Errors:
+// those of MultimodalTokens, prefixed with the document's index; an
+// encoder's error; OutOfRange for an extra cost or a sum of them that
+// overflows a double.
+absl::Status MultimodalTokensAndExtraCosts(const CostModel& encoder,
+                                           absl::Span<const int64_t> text_tokens,
+                                           absl::Span<const int64_t> images,
+                                           absl::Span<const int64_t> patches_per_image,
+                                           absl::Span<int64_t> out_tokens,
+                                           absl::Span<double> out_extra);
 
 }  // namespace flopspack::cost
 

@@ -243,4 +243,57 @@ TEST(ExtraCostsCapiTest, BadExtraCostsAreRejectedAndNothingIsModified) {
   flopspack_cost_model_destroy(model);
 }
 
+// A ViT-L image of p patches costs 3 x (24 x 24 d^2 p + 24 x 4 d p^2),
+// d = 1024 (docs/multimodal.md); text-only documents cost nothing extra.
+TEST(ExtraCostsCapiTest, MultimodalCostsOfAVitLEncoder) {
+  flopspack_transformer_config c;
+  flopspack_transformer_config_init(&c);
+  c.num_layers = 24;
+  c.hidden_size = 1024;
+  c.num_attention_heads = c.num_key_value_heads = 16;
+  c.intermediate_size = 4096;
+  c.causal = 0;
+  flopspack_cost_model* vit = nullptr;
+  ASSERT_EQ(flopspack_cost_model_transformer(&c, &vit), FLOPSPACK_OK);
+  const int64_t text[] = {1500, 200, 0};
+  const int64_t images[] = {0, 3, 1};
+  const int64_t patches[] = {0, 576, 256};
+  int64_t tokens[3] = {-1, -1, -1};
+  double extra[3] = {-1, -1, -1};
+  ASSERT_EQ(flopspack_multimodal_costs(vit, text, images, patches, 3, tokens, extra), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  const double d = 1024;
+  auto image = [&](double p) { return 3 * (24 * 24 * d * d * p + 24 * 4 * d * p * p); };
+  EXPECT_EQ(tokens[0], 1500);
+  EXPECT_EQ(tokens[1], 200 + 3 * 576);
+  EXPECT_EQ(tokens[2], 256);
+  EXPECT_EQ(extra[0], 0);
+  EXPECT_NEAR(extra[1], 3 * image(576), 1e-12 * extra[1]);
+  EXPECT_NEAR(extra[2], image(256), 1e-12 * extra[2]);
+  // Bad documents: named, outputs untouched.
+  const int64_t bad_images[] = {0, 2, -1};
+  int64_t t2[3] = {-7, -7, -7};
+  double e2[3] = {-7, -7, -7};
+  EXPECT_FLOPSPACK_ERROR(flopspack_multimodal_costs(vit, text, bad_images, patches, 3, t2, e2),
+                         FLOPSPACK_INVALID_ARGUMENT, "document 2: multimodal document");
+  const int64_t no_patches[] = {0, 0, 0};
+  EXPECT_FLOPSPACK_ERROR(flopspack_multimodal_costs(vit, text, images, no_patches, 3, t2, e2),
+                         FLOPSPACK_INVALID_ARGUMENT, "document 1: multimodal document: 3 images");
+  const int64_t empty_text[] = {0, 0, 0};
+  const int64_t zero_images[] = {0, 0, 0};
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_multimodal_costs(vit, empty_text, zero_images, patches, 3, t2, e2),
+      FLOPSPACK_INVALID_ARGUMENT, "document 0: multimodal document: no text tokens");
+  const int64_t huge[] = {0, int64_t{1} << 62, 1};
+  EXPECT_FLOPSPACK_ERROR(flopspack_multimodal_costs(vit, text, huge, patches, 3, t2, e2),
+                         FLOPSPACK_OUT_OF_RANGE, "overflows int64");
+  EXPECT_FLOPSPACK_ERROR(flopspack_multimodal_costs(nullptr, text, images, patches, 3, t2, e2),
+                         FLOPSPACK_INVALID_ARGUMENT, "encoder");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(t2[i], -7);
+    EXPECT_EQ(e2[i], -7);
+  }
+  flopspack_cost_model_destroy(vit);
+}
+
 }  // namespace

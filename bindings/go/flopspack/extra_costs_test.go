@@ -85,3 +85,30 @@ func TestPlanStepWithExtraCostsBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestMultimodalCosts(t *testing.T) {
+	cfg := DefaultTransformerConfig()
+	cfg.NumLayers, cfg.HiddenSize, cfg.NumAttentionHeads, cfg.NumKeyValueHeads = 24, 1024, 16, 16
+	cfg.IntermediateSize, cfg.Causal = 4096, false
+	vit, err := NewTransformerModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vit.Close()
+	tokens, extra, err := MultimodalCosts(vit, []int64{1500, 200, 0}, []int64{0, 3, 1}, []int64{0, 576, 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := 1024.0
+	image := func(p float64) float64 { return 3 * (24*24*d*d*p + 24*4*d*p*p) }
+	if !reflect.DeepEqual(tokens, []int64{1500, 200 + 3*576, 256}) {
+		t.Errorf("tokens %v", tokens)
+	}
+	if extra[0] != 0 || math.Abs(extra[1]-3*image(576)) > 1e-12*extra[1] || math.Abs(extra[2]-image(256)) > 1e-12*extra[2] {
+		t.Errorf("extra %v", extra)
+	}
+	if _, _, err := MultimodalCosts(vit, []int64{5, 5}, []int64{0, 2}, []int64{0, 0}); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "document 1: multimodal document") {
+		t.Errorf("got %v", err)
+	}
+}

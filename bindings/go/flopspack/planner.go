@@ -265,3 +265,28 @@ func (p *StepPlanner) Close() error {
 	}
 	return nil
 }
+
+// MultimodalCosts maps multimodal documents (text tokens, images, patches
+// per image; one entry each per document) to the tokens the language model
+// sees (text + images x patches) and the encoder's cost of the images
+// (images x the encoder's document cost of the patches): pass them to
+// PlanStepWithExtraCosts. The encoder is typically a transformer model with
+// Causal false and VocabSize 0.
+func MultimodalCosts(encoder *CostModel, textTokens, images, patchesPerImage []int64) ([]int64, []float64, error) {
+	if len(images) != len(textTokens) || len(patchesPerImage) != len(textTokens) {
+		return nil, nil, &Error{Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("images has %d entries and patches_per_image %d for %d text_tokens",
+				len(images), len(patchesPerImage), len(textTokens))}
+	}
+	m, err := encoder.handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer encoder.release()
+	tokens := make([]int64, len(textTokens))
+	extra := make([]float64, len(textTokens))
+	if err := capi.Flopspack_swig_multimodal_costs(m, textTokens, images, patchesPerImage, tokens, extra); err != nil {
+		return nil, nil, encoder.explain(err)
+	}
+	return tokens, extra, nil
+}

@@ -44,7 +44,7 @@ from ._errors import (
 from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
 from ._plan import Group, Plan, PlanArrays, PlanMetrics
 from ._quality import PredictionQuality, prediction_quality, prediction_quality_csr
-from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, plan_step
+from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, multimodal_costs, plan_step
 from ._simulate import SimPolicy, SimSeries, Simulation, SimulationSummary, Sweep, simulate, simulate_sweep
 from ._stats import Binning, Stats, StatsComparison, StatsSummary, StatsTail, Weighting
 from ._stream import Overflow, StreamPacker, StreamTotals
@@ -136,6 +136,7 @@ __all__ = [
     "derive_seed",
     "optimize_buckets",
     "pack",
+    "multimodal_costs",
     "plan_step",
     "simulate",
     "simulate_sweep",

@@ -374,6 +374,13 @@ def plan_step(
     extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Plan: ...
 
+def multimodal_costs(
+    encoder: CostModel,
+    text_tokens: _Lengths,
+    images: _Lengths,
+    patches_per_image: _Lengths,
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]: ...
+
 class Pending(NamedTuple):
     documents: int
     tokens: int

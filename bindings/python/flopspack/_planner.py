@@ -181,3 +181,28 @@ class StepPlanner(Handle):
             return "<flopspack.StepPlanner closed>"
         p = self.pending
         return f"<flopspack.StepPlanner pending={p.documents} docs/{p.tokens} tokens steps={p.steps}>"
+
+
+def multimodal_costs(
+    encoder: CostModel, text_tokens: Any, images: Any, patches_per_image: Any
+) -> "tuple[np.ndarray, np.ndarray]":
+    """Multimodal documents (text tokens, images, patches per image, one
+    entry each per document) -> (tokens, extra_costs): the tokens the
+    language model sees (text + images x patches) and the encoder's cost of
+    the images (images x encoder's document cost of the patches). Pass them
+    to plan_step(tokens, lm, ..., extra_costs=extra_costs). The encoder is
+    typically CostModel.transformer(causal=False, vocab_size=0, ...)."""
+    text = _arrays.lengths(text_tokens, "text_tokens")
+    imgs = _arrays.lengths(images, "images")
+    patches = _arrays.lengths(patches_per_image, "patches_per_image")
+    if not (text.size == imgs.size == patches.size):
+        raise InvalidArgumentError(
+            f"images has {imgs.size} entries and patches_per_image {patches.size} for "
+            f"{text.size} text_tokens"
+        )
+    tokens = np.zeros(text.size, dtype=np.int64)
+    extra = np.zeros(text.size, dtype=np.float64)
+    _capi.flopspack_swig_multimodal_costs(
+        _validate.handle(encoder, CostModel, "encoder"), text, imgs, patches, tokens, extra
+    )
+    return tokens, extra

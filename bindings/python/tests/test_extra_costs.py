@@ -59,3 +59,26 @@ def test_bad_extra_costs(extra, error, fragment):
                             max_tokens_per_microbatch=64, extra_costs=extra)
     assert fragment in str(info.value)
     assert extra == before or (math.isnan(extra[2]) and before[:2] == extra[:2])
+
+
+def test_multimodal_costs_feed_plan_step():
+    vit = flopspack.CostModel.transformer(num_layers=24, hidden_size=1024, num_attention_heads=16,
+                                          num_key_value_heads=16, intermediate_size=4096,
+                                          causal=False, vocab_size=0)
+    tokens, extra = flopspack.multimodal_costs(vit, [1500, 200, 0], [0, 3, 1], [0, 576, 256])
+    d = 1024.0
+
+    def image(p):
+        return 3 * (24 * 24 * d * d * p + 24 * 4 * d * p * p)
+
+    assert tokens.tolist() == [1500, 200 + 3 * 576, 256]
+    assert extra[0] == 0
+    assert extra[1] == pytest.approx(3 * image(576), rel=1e-12)
+    assert extra[2] == pytest.approx(image(256), rel=1e-12)
+    plan = flopspack.plan_step(tokens, TOKENS, num_ranks=2, max_tokens_per_microbatch=4096,
+                               extra_costs=extra)
+    assert plan.metrics.total_cost == pytest.approx(tokens.sum() + extra.sum(), rel=1e-12)
+    with pytest.raises(flopspack.InvalidArgumentError, match="document 1: multimodal document"):
+        flopspack.multimodal_costs(vit, [5, 5], [0, 2], [0, 0])
+    with pytest.raises(flopspack.InvalidArgumentError, match="for 2 text_tokens"):
+        flopspack.multimodal_costs(vit, [5, 5], [0], [0, 0])

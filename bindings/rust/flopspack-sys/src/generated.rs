@@ -1168,3 +1168,14 @@ extern "C" {
         out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
 }
+extern "C" {
+    pub fn flopspack_multimodal_costs(
+        encoder: *const flopspack_cost_model,
+        text_tokens: *const i64,
+        images: *const i64,
+        patches_per_image: *const i64,
+        n: usize,
+        out_tokens: *mut i64,
+        out_extra_costs: *mut f64,
+    ) -> flopspack_status;
+}

@@ -851,6 +851,15 @@ extern "C" {
         n: usize,
         out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
+    pub fn flopspack_multimodal_costs(
+        encoder: *const flopspack_cost_model,
+        text_tokens: *const i64,
+        images: *const i64,
+        patches_per_image: *const i64,
+        n: usize,
+        out_tokens: *mut i64,
+        out_extra_costs: *mut f64,
+    ) -> flopspack_status;
     pub fn flopspack_step_planner_options_init(options: *mut flopspack_step_planner_options);
     pub fn flopspack_step_planner_create(
         options: *const flopspack_step_options,

@@ -54,7 +54,7 @@ pub use model_file::{
 pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, PackOptions};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
-    plan_step, plan_step_with_extra_costs, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
+    multimodal_costs, plan_step, plan_step_with_extra_costs, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
 };
 pub use quality::{EvaluateOptions, PolynomialCoefficients, PredictionQuality};
 pub use simulate::{

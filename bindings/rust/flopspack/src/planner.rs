@@ -169,6 +169,47 @@ pub fn plan_step_with_extra_costs(
     Ok(unsafe { Plan::from_raw(raw) })
 }
 
+/// Multimodal documents (text tokens, images, patches per image; one entry
+/// each per document) -> (the tokens the language model sees: text + images
+/// x patches, the encoder's cost of the images: images x the encoder's
+/// document cost of the patches). Pass them to
+/// [`plan_step_with_extra_costs`]. The encoder is typically a transformer
+/// with `causal: false`, `vocab_size: 0`.
+pub fn multimodal_costs(
+    encoder: &CostModel,
+    text_tokens: &[i64],
+    images: &[i64],
+    patches_per_image: &[i64],
+) -> Result<(Vec<i64>, Vec<f64>)> {
+    let n = text_tokens.len();
+    if images.len() != n || patches_per_image.len() != n {
+        return Err(Error::new(
+            Status::InvalidArgument,
+            format!(
+                "images has {} entries and patches_per_image {} for {} text_tokens",
+                images.len(),
+                patches_per_image.len(),
+                n
+            ),
+        ));
+    }
+    let mut tokens = vec![0i64; n];
+    let mut extra = vec![0f64; n];
+    // SAFETY: live slices of n entries each; outputs are ours.
+    encoder.explain(check(unsafe {
+        sys::flopspack_multimodal_costs(
+            encoder.as_ptr(),
+            text_tokens.as_ptr(),
+            images.as_ptr(),
+            patches_per_image.as_ptr(),
+            n,
+            tokens.as_mut_ptr(),
+            extra.as_mut_ptr(),
+        )
+    }))?;
+    Ok((tokens, extra))
+}
+
 /// Options of a [`StepPlanner`]'s queue (`Default` = the library's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StepPlannerOptions {

@@ -1,6 +1,9 @@
 //! plan_step_with_extra_costs: documents whose cost is the model's cost of
 //! their tokens plus their own extra cost.
-use flopspack::{plan_step, plan_step_with_extra_costs, CostModel, Status, StepOptions};
+use flopspack::{
+    multimodal_costs, plan_step, plan_step_with_extra_costs, CostModel, Status, StepOptions,
+    TransformerConfig,
+};
 
 #[test]
 fn none_is_plan_step() {
@@ -81,4 +84,32 @@ fn bad_extra_costs() {
         assert_eq!(err.status(), status, "{err}");
         assert!(err.message().contains(fragment), "{err}");
     }
+}
+
+#[test]
+fn multimodal_costs_of_a_vit_l_encoder() {
+    let vit = CostModel::transformer(&TransformerConfig {
+        num_layers: 24,
+        hidden_size: 1024,
+        num_attention_heads: 16,
+        num_key_value_heads: 16,
+        intermediate_size: 4096,
+        causal: false,
+        ..TransformerConfig::default()
+    })
+    .unwrap();
+    let (tokens, extra) =
+        multimodal_costs(&vit, &[1500, 200, 0], &[0, 3, 1], &[0, 576, 256]).unwrap();
+    let d = 1024.0f64;
+    let image = |p: f64| 3.0 * (24.0 * 24.0 * d * d * p + 24.0 * 4.0 * d * p * p);
+    assert_eq!(tokens, vec![1500, 200 + 3 * 576, 256]);
+    assert_eq!(extra[0], 0.0);
+    assert!((extra[1] - 3.0 * image(576.0)).abs() <= 1e-12 * extra[1]);
+    assert!((extra[2] - image(256.0)).abs() <= 1e-12 * extra[2]);
+    let err = multimodal_costs(&vit, &[5, 5], &[0, 2], &[0, 0]).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(
+        err.message().contains("document 1: multimodal document"),
+        "{err}"
+    );
 }
