@@ -54,7 +54,8 @@ pub use model_file::{
 pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, PackOptions};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
-    plan_step, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
+    plan_step, Pending, PipelineSchedule, SlotOrder, StepAlgorithm, StepOptions, StepPlanner,
+    StepPlannerOptions, SyncModel,
 };
 pub use quality::{EvaluateOptions, PolynomialCoefficients, PredictionQuality};
 pub use simulate::{
