@@ -2,11 +2,9 @@
 # Runs each libFuzzer harness for a fixed budget (default 10 s; CI uses
 # that), as many at once as there are cores. A longer local run:
 #   scripts/fuzz.sh 600          # ten minutes per harness
-# With a build directory as the second argument the harnesses already built
-# there are run (scripts/test.sh passes its clang ASan/UBSan tree, configured
-# with -DFLOPSPACK_BUILD_FUZZERS=ON, so the library is compiled once for the
-# sanitizer tests and the fuzzers); without one, build/fuzz is configured and
-# built here with clang + ASan + UBSan.
+# build/fuzz is configured and built here with clang + ASan + UBSan, line
+# tables only; with a build directory as the second argument the harnesses
+# already built there (-DFLOPSPACK_BUILD_FUZZERS=ON) are run instead.
 # New inputs found go to build/fuzz-corpus/<harness>; the committed seed
 # corpora are tests/fuzz/corpus/<harness>.
 set -eu
