@@ -12,6 +12,12 @@
 // the same step (planner_data.h, HeavyTailStep), on a heavy-tail dataset
 // (median 1,500 tokens) and a long-document one (median 4 x capacity):
 //   build/benchmarks/planner_quality split 8 64 1024
+// With `sync` first, the issue-15 table: the long-tail batch at 97% fill,
+// R in {1024, 8192} x M in {4, 8} x pipeline stages in {1, 4, 8}, planned
+// for sync = step and sync = microbatch: rank balance, microbatch-sync
+// efficiency (and its gap to the bound), mean slot balance, 1F1B efficiency
+// (and its gap), time:
+//   build/benchmarks/planner_quality sync 1024 8192
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -140,10 +146,73 @@ int SplitTable(const std::vector<int64_t>& rank_counts) {
   return 0;
 }
 
+int SyncTable(const std::vector<int64_t>& rank_counts) {
+  const auto model = flopspack::bench::SevenB();
+  std::printf(
+      "| R | M | stages | sync | rank balance | microbatch sync | its gap | mean slot balance "
+      "| 1F1B efficiency | its gap | time (ms) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (int64_t ranks : rank_counts) {
+    for (int64_t microbatches : {4, 8}) {
+      const std::vector<int64_t> lengths =
+          flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, 1);
+      for (int64_t stages : {1, 4, 8}) {
+        for (const auto sync :
+             {flopspack::pack::StepSync::kStep, flopspack::pack::StepSync::kMicrobatch}) {
+          StepOptions o;
+          o.num_ranks = ranks;
+          o.microbatches_per_rank = microbatches;
+          o.max_tokens_per_microbatch = kCap;
+          o.overflow = Overflow::kDefer;
+          o.sync = sync;
+          o.pipeline_stages = stages;
+          double best = 1e300;
+          absl::StatusOr<Plan> plan;
+          for (int run = 0; run < (stages == 1 ? 3 : 1); ++run) {
+            const double start = CpuSeconds();
+            plan = flopspack::pack::PlanStep(o, *model, lengths);
+            best = std::min(best, CpuSeconds() - start);
+          }
+          if (!plan.ok()) {
+            std::printf("| %lld | %lld | %lld | error: %s |\n", static_cast<long long>(ranks),
+                        static_cast<long long>(microbatches), static_cast<long long>(stages),
+                        std::string(plan.status().message()).c_str());
+            continue;
+          }
+          const auto& m = plan->metrics();
+          const bool micro = sync == flopspack::pack::StepSync::kMicrobatch;
+          char pipe[64] = "-", pipe_gap[64] = "-";
+          if (stages > 1) {
+            std::snprintf(pipe, sizeof(pipe), "%.2f%%", 100 * m.pipeline_efficiency);
+            std::snprintf(pipe_gap, sizeof(pipe_gap), "%.2f%%",
+                          100 * m.pipeline_gap_to_lower_bound);
+          }
+          std::printf(
+              "| %lld | %lld | %lld | %s | %.3f%% | %s%.2f%%%s | %.2f%% | %.2f%% | %s | %s | %.0f "
+              "|\n",
+              static_cast<long long>(ranks), static_cast<long long>(microbatches),
+              static_cast<long long>(stages), micro ? "microbatch" : "step",
+              100 * m.rank_balance_efficiency, micro ? "**" : "",
+              100 * m.microbatch_sync_efficiency, micro ? "**" : "",
+              100 * m.microbatch_sync_gap_to_lower_bound, 100 * m.mean_slot_balance, pipe, pipe_gap,
+              1e3 * best);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<int64_t> rank_counts;
   const bool split = argc > 1 && std::strcmp(argv[1], "split") == 0;
-  for (int i = split ? 2 : 1; i < argc; ++i) rank_counts.push_back(std::atoll(argv[i]));
+  const bool sync = argc > 1 && std::strcmp(argv[1], "sync") == 0;
+  for (int i = split || sync ? 2 : 1; i < argc; ++i) rank_counts.push_back(std::atoll(argv[i]));
+  if (sync) {
+    if (rank_counts.empty()) rank_counts = {1024, 8192};
+    return SyncTable(rank_counts);
+  }
   if (split) {
     if (rank_counts.empty()) rank_counts = {8, 64, 1024};
     return SplitTable(rank_counts);

@@ -5,13 +5,23 @@
 # meson-python builds the library and the binding), then the Python suite
 # run against that install — from outside the source tree, so nothing can
 # import the build tree's copy by accident. Called by scripts/test.sh.
-# Usage: scripts/test-pip-install.sh [VENV_DIR]   (default build/ci-venv)
+# Usage: scripts/test-pip-install.sh [VENV_DIR [BUILD_DIR]]
+#   VENV_DIR   default build/ci-venv
+#   BUILD_DIR  meson-python's build directory (builddir), configured with
+#              --werror and kept, so that scripts/test.sh's meson stage
+#              reuses its objects; default: a temporary one, as pip does.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${1:-$root/build/ci-venv}
+builddir=${2:-}
 rm -rf "$venv"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet "$root"
+set --  # pip's extra arguments
+if [ -n "$builddir" ]; then
+  mkdir -p "$builddir"
+  set -- --config-settings="builddir=$(cd "$builddir" && pwd)" --config-settings=setup-args=--werror
+fi
+"$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet "$@" "$root"
 cd "$venv"
 "$venv/bin/python" - <<'PY'
 import pathlib, sys

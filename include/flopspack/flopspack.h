@@ -310,6 +310,23 @@ struct flopspack_plan_metrics {
   /* A flopspack_planned_by: which algorithm made a step plan (the default
    * step algorithm and the stateful step planner; NONE for other plans). */
   int32_t planned_by;
+  /* Step plans, whatever their flopspack_sync (docs/planner.md,
+   * Synchronization). Microbatch-synchronous (FSDP / ZeRO-3) step: sum over
+   * slots of each slot's mean rank cost / sum over slots of its max. */
+  double microbatch_sync_efficiency;
+  double mean_slot_balance;    /* mean over slots j of mean / max of slot-j costs */
+  double microbatch_sync_cost; /* sum over slots of the slowest rank's cost */
+  /* A lower bound on microbatch_sync_cost for any plan of the same
+   * documents, and microbatch_sync_cost / bound - 1. */
+  double microbatch_sync_lower_bound, microbatch_sync_gap_to_lower_bound;
+  /* With pipeline_stages >= 2 (0 otherwise): each rank is a replica of P
+   * stages running its microbatches in slot order under 1F1B, a microbatch
+   * of cost c taking c / P per stage (a third forward, two thirds
+   * backward). Makespan of the slowest replica; efficiency = mean rank
+   * cost / P / makespan (1 - bubbles - stalls); a lower bound on the
+   * makespan for any plan of the same documents, and makespan / bound - 1. */
+  double pipeline_makespan, pipeline_efficiency;
+  double pipeline_lower_bound, pipeline_gap_to_lower_bound;
 };
 
 /* Number of groups. 0 for NULL. */
@@ -481,6 +498,24 @@ typedef enum flopspack_slot_order {
   FLOPSPACK_SLOT_ORDER_AS_PLANNED = 2
 } flopspack_slot_order;
 
+/* How the trainer synchronizes, i.e. what the step planner balances
+ * (docs/planner.md, Synchronization). */
+typedef enum flopspack_sync {
+  /* Once per optimizer step (DDP with no_sync during accumulation,
+   * ZeRO-1/2): the slowest rank's total counts. The default. */
+  FLOPSPACK_SYNC_STEP = 0,
+  /* Every microbatch (FSDP / ZeRO-3 gather and reduce every layer of every
+   * microbatch): the step lasts the sum over slots of the slowest rank in
+   * that slot, so every slot is balanced across ranks. */
+  FLOPSPACK_SYNC_MICROBATCH = 1
+} flopspack_sync;
+
+/* The schedule of each rank's pipeline replica when pipeline_stages >= 2. */
+typedef enum flopspack_pipeline_schedule {
+  /* One forward, one backward (PipeDream-Flush, Megatron-LM's default). */
+  FLOPSPACK_PIPELINE_1F1B = 0
+} flopspack_pipeline_schedule;
+
 typedef struct flopspack_step_options {
   uint32_t struct_size;              /* sizeof(flopspack_step_options) */
   uint32_t num_ranks;                /* data-parallel ranks, 1 .. 2^24 (no default) */
@@ -490,11 +525,15 @@ typedef struct flopspack_step_options {
   uint64_t seed;                     /* for FLOPSPACK_STEP_RANDOM */
   int32_t ordering;                  /* flopspack_slot_order */
   int32_t overflow;                  /* flopspack_overflow: ERROR, SPLIT or DEFER */
+  int32_t sync;                      /* flopspack_sync: what the planner balances */
+  uint32_t pipeline_stages;          /* per replica, 0 or 1 = none, at most 1024 */
+  int32_t pipeline_schedule;         /* flopspack_pipeline_schedule */
 } flopspack_step_options;
 
 /* Defaults: num_ranks 0 and max_tokens_per_microbatch 0 (both must be set),
  * microbatches_per_rank 0, FLOPSPACK_STEP_DOCUMENTS, seed 0,
- * FLOPSPACK_SLOT_ORDER_DESCENDING, FLOPSPACK_OVERFLOW_SPLIT. */
+ * FLOPSPACK_SLOT_ORDER_DESCENDING, FLOPSPACK_OVERFLOW_SPLIT,
+ * FLOPSPACK_SYNC_STEP, pipeline_stages 0, FLOPSPACK_PIPELINE_1F1B. */
 FLOPSPACK_API void flopspack_step_options_init(flopspack_step_options* options);
 
 /* Plans one step: document i has lengths[i] tokens and is item i of the

@@ -131,6 +131,15 @@ flopspack_status flopspack_plan_metrics(const flopspack_plan* plan,
     full.diversity_distance = m.diversity_distance;
     full.diversity_distance_samples = m.diversity_distance_samples;
     full.planned_by = m.planned_by;
+    full.microbatch_sync_efficiency = m.microbatch_sync_efficiency;
+    full.mean_slot_balance = m.mean_slot_balance;
+    full.microbatch_sync_cost = m.microbatch_sync_cost;
+    full.microbatch_sync_lower_bound = m.microbatch_sync_lower_bound;
+    full.microbatch_sync_gap_to_lower_bound = m.microbatch_sync_gap_to_lower_bound;
+    full.pipeline_makespan = m.pipeline_makespan;
+    full.pipeline_efficiency = m.pipeline_efficiency;
+    full.pipeline_lower_bound = m.pipeline_lower_bound;
+    full.pipeline_gap_to_lower_bound = m.pipeline_gap_to_lower_bound;
     return WriteOutput(full, out, "flopspack_plan_metrics");
   });
 }

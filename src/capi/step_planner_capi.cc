@@ -61,6 +61,23 @@ flopspack_status ReadStepOptions(const flopspack_step_options* in,
           &out->overflow)) {
     return s;
   }
+  if (flopspack_status s =
+          ReadEnum(o.sync, {FLOPSPACK_SYNC_STEP, FLOPSPACK_SYNC_MICROBATCH},
+                   absl::StrFormat("sync = %d: not a flopspack_sync value (FLOPSPACK_SYNC_STEP or "
+                                   "FLOPSPACK_SYNC_MICROBATCH)",
+                                   o.sync),
+                   &out->sync)) {
+    return s;
+  }
+  out->pipeline_stages = o.pipeline_stages;
+  if (flopspack_status s = ReadEnum(
+          o.pipeline_schedule, {FLOPSPACK_PIPELINE_1F1B},
+          absl::StrFormat("pipeline_schedule = %d: not a flopspack_pipeline_schedule value "
+                          "(FLOPSPACK_PIPELINE_1F1B)",
+                          o.pipeline_schedule),
+          &out->pipeline_schedule)) {
+    return s;
+  }
   return FromStatus(flopspack::pack::ValidateStepOptions(*out));
 }
 
@@ -70,6 +87,12 @@ static_assert(static_cast<int>(flopspack::pack::Overflow::kError) == FLOPSPACK_O
                   static_cast<int>(flopspack::pack::Overflow::kSplit) == FLOPSPACK_OVERFLOW_SPLIT &&
                   static_cast<int>(flopspack::pack::Overflow::kDefer) == FLOPSPACK_OVERFLOW_DEFER,
               "core and C overflow values agree");
+static_assert(static_cast<int>(flopspack::pack::StepSync::kStep) == FLOPSPACK_SYNC_STEP &&
+                  static_cast<int>(flopspack::pack::StepSync::kMicrobatch) ==
+                      FLOPSPACK_SYNC_MICROBATCH &&
+                  static_cast<int>(flopspack::pack::PipelineSchedule::k1F1B) ==
+                      FLOPSPACK_PIPELINE_1F1B,
+              "core and C sync and pipeline schedule values agree");
 static_assert(
     flopspack::pack::PublicPlannedBy(flopspack::pack::StepAlgorithm::kDocuments,
                                      flopspack::pack::StepStats::PlannedBy::kDocuments) ==

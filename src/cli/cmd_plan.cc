@@ -27,6 +27,12 @@ ABSL_FLAG(uint64_t, cp, 0,
 ABSL_FLAG(std::string, cp_layout, "adaptive",
           "with --cp: sequence (head-tail of the packed sequence), document (head-tail of every "
           "document) or adaptive (per microbatch, the lower maximum CP-rank cost)");
+ABSL_FLAG(std::string, sync, "step",
+          "how the trainer synchronizes, i.e. what the planner balances: step (once per "
+          "optimizer step: rank totals) or microbatch (FSDP / ZeRO-3: every slot across ranks)");
+ABSL_FLAG(uint64_t, pipeline_stages, 0,
+          "pipeline stages per replica (0 or 1 = none, at most 1024): adds the 1F1B makespan, "
+          "its efficiency and its gap to the lower bound to the metrics");
 
 namespace flopspack::cli {
 namespace {
@@ -125,6 +131,20 @@ StepSettings SettingsFromFlags(const Invocation& invocation) {
         absl::StrFormat("--order=%s: expected descending, light-ends or as-planned", order));
   }
   s.overflow = ParseOverflow(invocation, "split", {"split", "defer", "error"});
+  const std::string sync = absl::GetFlag(FLAGS_sync);
+  if (sync == "step") {
+    s.sync = FLOPSPACK_SYNC_STEP;
+  } else if (sync == "microbatch") {
+    s.sync = FLOPSPACK_SYNC_MICROBATCH;
+  } else {
+    throw UsageError(absl::StrFormat("--sync=%s: expected step or microbatch", sync));
+  }
+  const uint64_t stages = absl::GetFlag(FLAGS_pipeline_stages);
+  if (stages > 1024) {
+    throw UsageError(
+        absl::StrFormat("--pipeline-stages=%d: at most 1024 stages (0 or 1 = none)", stages));
+  }
+  s.pipeline_stages = static_cast<uint32_t>(stages);
   return s;
 }
 
@@ -177,7 +197,7 @@ void Run(const Invocation& invocation) {
                       : "-"});
   }
   Table comparison({"<algorithm", "rank balance", "max rank cost", "gap to bound", "worst slot",
-                    "fill", "split", "deferred"});
+                    "microbatch sync", "fill", "split", "deferred"});
   Json comparison_json = Json::Array();
   if (compare) {
     for (const StepAlgorithm& a : StepAlgorithms()) {
@@ -185,7 +205,8 @@ void Run(const Invocation& invocation) {
       const struct flopspack_plan_metrics m = PlanMetrics(other.get());
       comparison.AddRow({a.label, Percent(m.rank_balance_efficiency, 2), Si(m.max_rank_cost),
                          Percent(m.rank_gap_to_lower_bound, 2), Percent(m.worst_slot_balance, 2),
-                         Percent(m.fill, 2), Cell(static_cast<int64_t>(m.split_items)),
+                         Percent(m.microbatch_sync_efficiency, 2), Percent(m.fill, 2),
+                         Cell(static_cast<int64_t>(m.split_items)),
                          Cell(static_cast<int64_t>(m.deferred_items))});
       Json j = Json::Object();
       j.Set("algorithm", a.name);
@@ -202,6 +223,8 @@ void Run(const Invocation& invocation) {
     Json options = StepSettingsJson(settings);
     options.Set("algorithm", algorithm.name);
     options.Set("overflow", OverflowName(settings.overflow));
+    options.Set("sync", settings.sync == FLOPSPACK_SYNC_MICROBATCH ? "microbatch" : "step");
+    options.Set("pipeline_stages", static_cast<uint64_t>(settings.pipeline_stages));
     out.Set("options", std::move(options));
     out.Set("metrics", PlanMetricsJson(metrics));
     Json rank_json = Json::Array();
@@ -226,9 +249,13 @@ void Run(const Invocation& invocation) {
   }
   std::string text = TableHeader(context);
   text += absl::StrFormat(
-      "step plan: %s, %d ranks x %d microbatches of at most %s tokens, slots %s\n\n",
+      "step plan: %s, %d ranks x %d microbatches of at most %s tokens, slots %s, sync %s%s\n\n",
       algorithm.label, metrics.num_ranks, metrics.microbatches_per_rank, Cell(settings.capacity),
-      OrderName(settings.ordering));
+      OrderName(settings.ordering),
+      settings.sync == FLOPSPACK_SYNC_MICROBATCH ? "per microbatch" : "per step",
+      settings.pipeline_stages >= 2
+          ? absl::StrCat(", ", settings.pipeline_stages, "-stage 1F1B pipelines")
+          : std::string());
   text += PlanMetricsTable(metrics, context.spec.unit).Text();
   if (compare) text += "\nevery algorithm on this batch\n" + comparison.Text();
   if (cp > 0) {
@@ -261,11 +288,14 @@ Command PlanCommand() {
           "--algorithm: documents (default: cost-balanced documents under the cap), random\n"
           "(concatenate, cut, deal at random), tokens (balance tokens), sequences (pack, then\n"
           "balance sequences). --overflow: split (default), defer or error.\n"
+          "--sync: step (default: the trainer meets once per step, rank totals count) or\n"
+          "microbatch (FSDP / ZeRO-3: every slot is balanced across ranks). --pipeline-stages N\n"
+          "adds each rank's N-stage 1F1B makespan to the metrics.\n"
           "--cp C shards every microbatch over a context-parallel group of C GPUs and prints\n"
           "the CP-rank balance under each layout (--cp-layout: sequence, document or adaptive,\n"
           "the default, listed first; JSON: context_parallel).",
           Concat({{"ranks", "capacity", "microbatches", "algorithm", "order", "overflow", "seed",
-                   "compare", "plan", "cp", "cp_layout"},
+                   "sync", "pipeline_stages", "compare", "plan", "cp", "cp_layout"},
                   InputFlags(),
                   ModelFlags(),
                   OutputFlags()}),

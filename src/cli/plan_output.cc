@@ -51,6 +51,15 @@ Json PlanMetricsJson(const struct flopspack_plan_metrics& m) {
     out.Set("rank_lower_bound", m.rank_lower_bound);
     out.Set("rank_gap_to_lower_bound", m.rank_gap_to_lower_bound);
     out.Set("worst_slot_balance", m.worst_slot_balance);
+    out.Set("microbatch_sync_efficiency", m.microbatch_sync_efficiency);
+    out.Set("mean_slot_balance", m.mean_slot_balance);
+    out.Set("microbatch_sync_cost", m.microbatch_sync_cost);
+    out.Set("microbatch_sync_lower_bound", m.microbatch_sync_lower_bound);
+    out.Set("microbatch_sync_gap_to_lower_bound", m.microbatch_sync_gap_to_lower_bound);
+    out.Set("pipeline_makespan", m.pipeline_makespan);
+    out.Set("pipeline_efficiency", m.pipeline_efficiency);
+    out.Set("pipeline_lower_bound", m.pipeline_lower_bound);
+    out.Set("pipeline_gap_to_lower_bound", m.pipeline_gap_to_lower_bound);
   }
   out.Set("split_items", m.split_items);
   out.Set("truncated_items", m.truncated_items);
@@ -88,6 +97,18 @@ Table PlanMetricsTable(const struct flopspack_plan_metrics& m, const std::string
     t.AddRow({"rank balance efficiency (mean/max)", Percent(m.rank_balance_efficiency, 2)});
     t.AddRow({"rank gap to lower bound", Percent(m.rank_gap_to_lower_bound, 2)});
     t.AddRow({"worst slot balance", Percent(m.worst_slot_balance, 2)});
+    // Step plans carry the synchronization figures (bucket plans do not).
+    if (m.microbatch_sync_cost > 0) {
+      t.AddRow({"mean slot balance", Percent(m.mean_slot_balance, 2)});
+      t.AddRow({"microbatch-sync efficiency (FSDP)", Percent(m.microbatch_sync_efficiency, 2)});
+      t.AddRow(
+          {"microbatch-sync gap to lower bound", Percent(m.microbatch_sync_gap_to_lower_bound, 2)});
+    }
+    if (m.pipeline_makespan > 0) {
+      t.AddRow({absl::StrCat("1F1B pipeline makespan (", unit, ")"), Si(m.pipeline_makespan)});
+      t.AddRow({"1F1B pipeline efficiency", Percent(m.pipeline_efficiency, 2)});
+      t.AddRow({"1F1B gap to lower bound", Percent(m.pipeline_gap_to_lower_bound, 2)});
+    }
   }
   if (m.planned_by != FLOPSPACK_PLANNED_BY_NONE) {
     t.AddRow({"planned by", PlannedByText(m.planned_by)});

@@ -59,6 +59,8 @@ PlanPtr PlanStep(const std::vector<int64_t>& lengths, const flopspack_cost_model
   options.seed = s.seed;
   options.ordering = s.ordering;
   options.overflow = s.overflow;
+  options.sync = s.sync;
+  options.pipeline_stages = s.pipeline_stages;
   flopspack_plan* plan = nullptr;
   Check(flopspack_plan_step(&options, model, lengths.data(), lengths.size(), &plan),
         absl::StrFormat("plan step (%s, %d ranks)", algorithm.name, s.num_ranks));

@@ -27,6 +27,8 @@ struct StepSettings {
   uint64_t seed = 0;
   int32_t ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
   int32_t overflow = FLOPSPACK_OVERFLOW_SPLIT;
+  int32_t sync = FLOPSPACK_SYNC_STEP;
+  uint32_t pipeline_stages = 0;
 };
 Json StepSettingsJson(const StepSettings& settings);
 const char* OrderName(int32_t ordering);

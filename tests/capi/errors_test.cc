@@ -602,6 +602,20 @@ std::vector<Row> Rows() {
         s.overflow = FLOPSPACK_OVERFLOW_TRUNCATE;
         return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
       });
+  add("StepSyncEnum", "`flopspack_plan_step`, `flopspack_step_planner_create`",
+      "an unknown sync or pipeline_schedule value", FLOPSPACK_INVALID_ARGUMENT, "sync = 2",
+      [](Outs& o) {
+        flopspack_step_options s = Step(2, 1, 16);
+        s.sync = 2;
+        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+      });
+  add("StepPipelineStages", "`flopspack_plan_step`, `flopspack_step_planner_create`",
+      "pipeline_stages over 1024", FLOPSPACK_INVALID_ARGUMENT, "pipeline_stages = 1025",
+      [](Outs& o) {
+        flopspack_step_options s = Step(2, 1, 16);
+        s.pipeline_stages = 1025;
+        return flopspack_step_planner_create(&s, nullptr, Tokens(), &o.planner);
+      });
   add("StepOverCap", "`flopspack_plan_step`", "a document over the cap under ERROR",
       FLOPSPACK_INVALID_ARGUMENT, "lengths[1] = 8 exceeds max_tokens_per_microbatch = 5",
       [](Outs& o) {

@@ -292,6 +292,9 @@ flopspack_step_options StepOptions(const Value& o) {
   options.seed = static_cast<uint64_t>(o["seed"].AsInt());
   options.ordering = static_cast<int32_t>(o["ordering"].AsInt());
   options.overflow = static_cast<int32_t>(o["overflow"].AsInt());
+  options.sync = static_cast<int32_t>(o["sync"].AsInt());
+  options.pipeline_stages = static_cast<uint32_t>(o["pipeline_stages"].AsInt());
+  options.pipeline_schedule = static_cast<int32_t>(o["pipeline_schedule"].AsInt());
   return options;
 }
 

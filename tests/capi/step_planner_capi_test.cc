@@ -45,6 +45,9 @@ TEST(StepPlannerCapiTest, DefaultsAreDocumented) {
   EXPECT_EQ(o.algorithm, FLOPSPACK_STEP_DOCUMENTS);
   EXPECT_EQ(o.ordering, FLOPSPACK_SLOT_ORDER_DESCENDING);
   EXPECT_EQ(o.overflow, FLOPSPACK_OVERFLOW_SPLIT);
+  EXPECT_EQ(o.sync, FLOPSPACK_SYNC_STEP);
+  EXPECT_EQ(o.pipeline_stages, 0u);
+  EXPECT_EQ(o.pipeline_schedule, FLOPSPACK_PIPELINE_1F1B);
   flopspack_step_planner_options p;
   flopspack_step_planner_options_init(&p);
   EXPECT_EQ(p.max_defer_steps, 2u);
@@ -178,6 +181,65 @@ TEST(StepPlannerCapiTest, MetricsSayWhichAlgorithmPlanned) {
   flopspack_cost_model_destroy(model);
 }
 
+// The synchronization model: MICROBATCH balances every slot (a higher
+// microbatch-sync efficiency than STEP on the same step), every step plan
+// reports the figures, pipelines only with >= 2 stages; a stateful planner
+// keeps the model through save and restore.
+TEST(StepPlannerCapiTest, SynchronizationModel) {
+  flopspack_cost_model* model = Quadratic();
+  std::vector<int64_t> lengths = Lengths(130);                       // ~80% of 8 x 4 x 1024
+  for (size_t i = 0; i < lengths.size(); i += 13) lengths[i] = 900;  // a tail
+  flopspack_step_options o = Options(8, 4, 1024);
+  o.overflow = FLOPSPACK_OVERFLOW_DEFER;
+  flopspack_plan *step = nullptr, *micro = nullptr, *pipe = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &step), FLOPSPACK_OK);
+  o.sync = FLOPSPACK_SYNC_MICROBATCH;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &micro), FLOPSPACK_OK);
+  o.pipeline_stages = 4;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &pipe), FLOPSPACK_OK);
+  const struct flopspack_plan_metrics s = Metrics(step), m = Metrics(micro), p = Metrics(pipe);
+  ASSERT_EQ(s.deferred_items + m.deferred_items, 0u);
+  EXPECT_GT(s.microbatch_sync_efficiency, 0);
+  EXPECT_GT(m.microbatch_sync_efficiency, s.microbatch_sync_efficiency);
+  EXPECT_LE(m.microbatch_sync_efficiency, 1);
+  EXPECT_GE(m.mean_slot_balance, m.worst_slot_balance);
+  EXPECT_GE(m.microbatch_sync_cost, m.max_rank_cost);
+  EXPECT_LE(m.microbatch_sync_lower_bound, m.microbatch_sync_cost);
+  EXPECT_EQ(s.pipeline_makespan, 0);
+  EXPECT_EQ(m.pipeline_efficiency, 0);
+  EXPECT_GT(p.pipeline_makespan, 0);
+  EXPECT_GT(p.pipeline_efficiency, 0);
+  EXPECT_LT(p.pipeline_efficiency, 1);  // 1F1B has a bubble
+  EXPECT_LE(p.pipeline_lower_bound, p.pipeline_makespan);
+  EXPECT_EQ(p.microbatch_sync_cost, m.microbatch_sync_cost);  // stages do not change the plan
+
+  // The stateful planner saves the model with its queue.
+  flopspack_step_planner_options sp;
+  flopspack_step_planner_options_init(&sp);
+  flopspack_step_planner* planner = nullptr;
+  ASSERT_EQ(flopspack_step_planner_create(&o, &sp, model, &planner), FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_step_planner_push(planner, lengths.data(), lengths.size(), nullptr),
+            FLOPSPACK_OK);
+  size_t size = 0;
+  ASSERT_EQ(flopspack_step_planner_save_size(planner, &size), FLOPSPACK_OK);
+  std::vector<unsigned char> bytes(size);
+  ASSERT_EQ(flopspack_step_planner_save(planner, bytes.data(), bytes.size(), &size), FLOPSPACK_OK);
+  flopspack_step_planner* restored = nullptr;
+  ASSERT_EQ(flopspack_step_planner_restore(bytes.data(), size, model, &restored), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  flopspack_plan *a = nullptr, *b = nullptr;
+  ASSERT_EQ(flopspack_step_planner_next(planner, &a), FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_step_planner_next(restored, &b), FLOPSPACK_OK);
+  EXPECT_EQ(Metrics(a).microbatch_sync_cost, Metrics(b).microbatch_sync_cost);
+  EXPECT_GT(Metrics(b).pipeline_makespan, 0);
+  EXPECT_EQ(Metrics(a).pipeline_makespan, Metrics(b).pipeline_makespan);
+
+  for (flopspack_plan* q : {step, micro, pipe, a, b}) flopspack_plan_destroy(q);
+  flopspack_step_planner_destroy(planner);
+  flopspack_step_planner_destroy(restored);
+  flopspack_cost_model_destroy(model);
+}
+
 TEST(StepPlannerCapiTest, DeferredDocumentsAreListed) {
   flopspack_cost_model* model = Quadratic();
   const int64_t lengths[] = {100, 5000, 200};
@@ -286,6 +348,24 @@ TEST(StepPlannerBadInputTest, Rows) {
   o.overflow = 7;
   EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
                          FLOPSPACK_INVALID_ARGUMENT, "overflow = 7");
+  o = Options(2, 1, 1024);
+  o.sync = 2;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "sync = 2");
+  o.sync = -1;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "sync = -1");
+  o = Options(2, 1, 1024);
+  o.pipeline_schedule = 1;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "pipeline_schedule = 1");
+  o = Options(2, 1, 1024);
+  o.pipeline_stages = 1025;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "pipeline_stages = 1025");
+  o.pipeline_stages = 4000000000u;
+  EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan),
+                         FLOPSPACK_INVALID_ARGUMENT, "pipeline_stages = 4000000000");
   o = Options(1, 1, 16);
   o.overflow = FLOPSPACK_OVERFLOW_SPLIT;
   EXPECT_FLOPSPACK_ERROR(flopspack_plan_step(&o, model, lengths, 2, &plan), FLOPSPACK_INFEASIBLE,

@@ -116,6 +116,15 @@ class PlanMetrics(ctypes.Structure):
         ("diversity_distance", ctypes.c_double),
         ("diversity_distance_samples", ctypes.c_double),
         ("planned_by", ctypes.c_int32),
+        ("microbatch_sync_efficiency", ctypes.c_double),
+        ("mean_slot_balance", ctypes.c_double),
+        ("microbatch_sync_cost", ctypes.c_double),
+        ("microbatch_sync_lower_bound", ctypes.c_double),
+        ("microbatch_sync_gap_to_lower_bound", ctypes.c_double),
+        ("pipeline_makespan", ctypes.c_double),
+        ("pipeline_efficiency", ctypes.c_double),
+        ("pipeline_lower_bound", ctypes.c_double),
+        ("pipeline_gap_to_lower_bound", ctypes.c_double),
     ]
 
 
@@ -219,14 +228,16 @@ class StepOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("num_ranks", ctypes.c_uint32),
                 ("microbatches_per_rank", ctypes.c_uint32), ("algorithm", ctypes.c_int32),
                 ("max_tokens_per_microbatch", ctypes.c_int64), ("seed", ctypes.c_uint64),
-                ("ordering", ctypes.c_int32), ("overflow", ctypes.c_int32)]
+                ("ordering", ctypes.c_int32), ("overflow", ctypes.c_int32),
+                ("sync", ctypes.c_int32), ("pipeline_stages", ctypes.c_uint32),
+                ("pipeline_schedule", ctypes.c_int32)]
 
 
 STEP_ALGORITHMS = {"documents": 0, "random": 1, "tokens": 2, "sequences": 3}
 
 
 def plan_step(library, lengths, model, num_ranks, capacity, algorithm="documents",
-              microbatches=0, seed=0, ordering=0, overflow=2):
+              microbatches=0, seed=0, ordering=0, overflow=2, sync=0, pipeline_stages=0):
     lib = library.lib
     options = StepOptions()
     lib.flopspack_step_options_init(ctypes.byref(options))
@@ -234,6 +245,7 @@ def plan_step(library, lengths, model, num_ranks, capacity, algorithm="documents
     options.algorithm = STEP_ALGORITHMS[algorithm]
     options.max_tokens_per_microbatch, options.seed = capacity, seed
     options.ordering, options.overflow = ordering, overflow
+    options.sync, options.pipeline_stages = sync, pipeline_stages
     plan = ctypes.c_void_p()
     library.check(lib.flopspack_plan_step(ctypes.byref(options), model.handle,
                                           int64_array(lengths), ctypes.c_size_t(len(lengths)),

@@ -194,7 +194,10 @@ def test_pack_matches_the_library(lib, small_txt):
 
 PlanKeysOfSteps = {"num_ranks", "microbatches_per_rank", "max_rank_cost", "mean_rank_cost",
                    "rank_balance_efficiency", "rank_lower_bound", "rank_gap_to_lower_bound",
-                   "worst_slot_balance"}
+                   "worst_slot_balance", "microbatch_sync_efficiency", "mean_slot_balance",
+                   "microbatch_sync_cost", "microbatch_sync_lower_bound",
+                   "microbatch_sync_gap_to_lower_bound", "pipeline_makespan",
+                   "pipeline_efficiency", "pipeline_lower_bound", "pipeline_gap_to_lower_bound"}
 
 
 def test_pack_csv_plan_rows_and_overflow_error(small_txt):
@@ -286,6 +289,28 @@ def test_plan_matches_the_library(lib, small_txt):
         assert sum(r["tokens"] for r in doc["ranks"]) == sum(SMALL)
         assert max(r["cost"] for r in doc["ranks"]) == \
             pytest.approx(doc["metrics"]["max_rank_cost"], rel=1e-12)
+
+
+def test_plan_sync_and_pipeline_stages(lib, small_txt):
+    from flopspack_ctypes import plan_step
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    doc = run_json("plan", small_txt, "--ranks=3", "--capacity=2048", "--sync=microbatch",
+                   "--pipeline-stages=4", "--plan")
+    assert doc["options"]["sync"] == "microbatch" and doc["options"]["pipeline_stages"] == 4
+    plan = plan_step(lib, SMALL, model, num_ranks=3, capacity=2048, sync=1, pipeline_stages=4)
+    assert doc["metrics"] == plan.metrics()
+    assert 0 < doc["metrics"]["pipeline_efficiency"] < 1
+    assert doc["metrics"]["pipeline_lower_bound"] <= doc["metrics"]["pipeline_makespan"]
+    step = run_json("plan", small_txt, "--ranks=3", "--capacity=2048")
+    assert step["options"]["sync"] == "step" and step["metrics"]["pipeline_makespan"] == 0
+    text = run("plan", small_txt, "--ranks=3", "--capacity=2048", "--sync=microbatch",
+               "--pipeline-stages=4", check=0).stdout
+    assert "sync per microbatch, 4-stage 1F1B pipelines" in text
+    assert "microbatch-sync efficiency (FSDP)" in text and "1F1B pipeline efficiency" in text
+    assert "--sync=fsdp: expected step or microbatch" in \
+        run("plan", small_txt, "--sync=fsdp", check=2).stderr
+    assert "--pipeline-stages=2000: at most 1024" in \
+        run("plan", small_txt, "--pipeline-stages=2000", check=2).stderr
 
 
 def test_plan_compare_and_errors(small_txt):

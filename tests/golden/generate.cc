@@ -817,6 +817,9 @@ struct StepSpec {
   uint64_t seed = 0;
   int ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
   int overflow = FLOPSPACK_OVERFLOW_SPLIT;
+  int sync = FLOPSPACK_SYNC_STEP;
+  uint32_t pipeline_stages = 0;
+  int pipeline_schedule = FLOPSPACK_PIPELINE_1F1B;
 };
 
 flopspack_step_options StepOptions(const StepSpec& spec) {
@@ -829,6 +832,9 @@ flopspack_step_options StepOptions(const StepSpec& spec) {
   o.seed = spec.seed;
   o.ordering = spec.ordering;
   o.overflow = spec.overflow;
+  o.sync = spec.sync;
+  o.pipeline_stages = spec.pipeline_stages;
+  o.pipeline_schedule = spec.pipeline_schedule;
   return o;
 }
 
@@ -838,7 +844,9 @@ std::string StepOptionsJson(const StepSpec& s) {
          ", \"algorithm\": " + std::to_string(s.algorithm) +
          ", \"max_tokens_per_microbatch\": " + std::to_string(s.cap) +
          ", \"seed\": " + std::to_string(s.seed) + ", \"ordering\": " + std::to_string(s.ordering) +
-         ", \"overflow\": " + std::to_string(s.overflow) + "}";
+         ", \"overflow\": " + std::to_string(s.overflow) + ", \"sync\": " + std::to_string(s.sync) +
+         ", \"pipeline_stages\": " + std::to_string(s.pipeline_stages) +
+         ", \"pipeline_schedule\": " + std::to_string(s.pipeline_schedule) + "}";
 }
 
 void WritePlanStepCase(Writer& w, const std::string& name, const std::string& model_text,
@@ -953,6 +961,18 @@ std::string StepPlanner() {
   defer.cap = 8192;
   defer.overflow = FLOPSPACK_OVERFLOW_DEFER;
   WritePlanStepCase(w, "plan_step/defer-overflow", quadratic, defer, Lengths(30, 10000, 33));
+  w.Raw(",\n");
+  // One plan per synchronization objective: every slot balanced (FSDP /
+  // ZeRO-3), and a 4-stage 1F1B pipeline per rank (its metrics).
+  StepSpec micro = spec;
+  micro.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  micro.sync = FLOPSPACK_SYNC_MICROBATCH;
+  WritePlanStepCase(w, "plan_step/microbatch-sync", llama, micro, batch);
+  w.Raw(",\n");
+  StepSpec pipeline = spec;
+  pipeline.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  pipeline.pipeline_stages = 4;
+  WritePlanStepCase(w, "plan_step/pipeline-1f1b", llama, pipeline, batch);
   w.Raw(",\n");
   StepSpec planner;
   planner.num_ranks = 2;

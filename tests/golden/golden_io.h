@@ -27,7 +27,11 @@
   X(truncated_items, u) X(deferred_items, u) X(dropped_items, u)                \
   X(truncated_tokens, i) X(deferred_tokens, i) X(dropped_tokens, i)             \
   X(num_steps, u) X(diversity_distance, d) X(diversity_distance_samples, d)  \
-  X(planned_by, i)
+  X(planned_by, i) X(microbatch_sync_efficiency, d) X(mean_slot_balance, d)     \
+  X(microbatch_sync_cost, d) X(microbatch_sync_lower_bound, d)                  \
+  X(microbatch_sync_gap_to_lower_bound, d) X(pipeline_makespan, d)              \
+  X(pipeline_efficiency, d) X(pipeline_lower_bound, d)                          \
+  X(pipeline_gap_to_lower_bound, d)
 
 #define FLOPSPACK_GOLDEN_FIT_REPORT(X)                                          \
   X(per_sequence, d) X(per_document, d) X(linear, d) X(quadratic, d)            \

@@ -416,12 +416,17 @@ type goldenStepOptions struct {
 	Seed                   uint64
 	Ordering               int32
 	Overflow               int32
+	Sync                   int32
+	PipelineStages         uint32 `json:"pipeline_stages"`
+	PipelineSchedule       int32  `json:"pipeline_schedule"`
 }
 
 func (o goldenStepOptions) options() StepOptions {
 	return StepOptions{NumRanks: o.NumRanks, MicrobatchesPerRank: o.MicrobatchesPerRank,
 		Algorithm: StepAlgorithm(o.Algorithm), MaxTokensPerMicrobatch: o.MaxTokensPerMicrobatch,
-		Seed: o.Seed, Ordering: SlotOrder(o.Ordering), Overflow: Overflow(o.Overflow)}
+		Seed: o.Seed, Ordering: SlotOrder(o.Ordering), Overflow: Overflow(o.Overflow),
+		Sync: Sync(o.Sync), PipelineStages: o.PipelineStages,
+		PipelineSchedule: PipelineSchedule(o.PipelineSchedule)}
 }
 
 func TestGoldenStepPlanner(t *testing.T) {

@@ -55,6 +55,14 @@ type PlanMetrics struct {
 	// without fallbacks), 1 the document-level planner, 2 its fallback the
 	// cut to the share, 3 its fallback the token-balanced planner.
 	PlannedBy int32
+	// Synchronization figures of step plans (docs/planner.md): the
+	// microbatch-synchronous (FSDP / ZeRO-3) efficiency, mean per-slot
+	// balance, step cost, its lower bound and the gap; with PipelineStages
+	// >= 2 the 1F1B makespan, efficiency, lower bound and gap (else 0).
+	MicrobatchSyncEfficiency, MeanSlotBalance, MicrobatchSyncCost float64
+	MicrobatchSyncLowerBound, MicrobatchSyncGapToLowerBound       float64
+	PipelineMakespan, PipelineEfficiency                          float64
+	PipelineLowerBound, PipelineGapToLowerBound                   float64
 }
 
 // newPlan takes ownership of a C plan handle.

@@ -26,6 +26,21 @@ const (
 	SlotAsPlanned  SlotOrder = 2
 )
 
+// Sync says how the trainer synchronizes, i.e. what PlanStep balances.
+type Sync int32
+
+const (
+	SyncStep       Sync = 0 // once per step: rank totals (default)
+	SyncMicrobatch Sync = 1 // FSDP / ZeRO-3: every slot across ranks
+)
+
+// PipelineSchedule is the schedule of each rank's pipeline replica.
+type PipelineSchedule int32
+
+const (
+	Pipeline1F1B PipelineSchedule = 0 // PipeDream-Flush / Megatron (default)
+)
+
 // StepOptions configure PlanStep and a StepPlanner; start from
 // DefaultStepOptions and set NumRanks and MaxTokensPerMicrobatch.
 type StepOptions struct {
@@ -36,6 +51,9 @@ type StepOptions struct {
 	Seed                   uint64
 	Ordering               SlotOrder
 	Overflow               Overflow // OverflowError, OverflowSplit or OverflowDefer
+	Sync                   Sync
+	PipelineStages         uint32 // per replica; 0 or 1 = none, at most 1024
+	PipelineSchedule       PipelineSchedule
 }
 
 // DefaultStepOptions returns the library's defaults.
@@ -46,6 +64,8 @@ func DefaultStepOptions() StepOptions {
 		NumRanks: uint32(c.GetNum_ranks()), MicrobatchesPerRank: uint32(c.GetMicrobatches_per_rank()),
 		Algorithm: StepAlgorithm(c.GetAlgorithm()), MaxTokensPerMicrobatch: c.GetMax_tokens_per_microbatch(),
 		Seed: c.GetSeed(), Ordering: SlotOrder(c.GetOrdering()), Overflow: Overflow(c.GetOverflow()),
+		Sync: Sync(c.GetSync()), PipelineStages: uint32(c.GetPipeline_stages()),
+		PipelineSchedule: PipelineSchedule(c.GetPipeline_schedule()),
 	}
 }
 
@@ -58,6 +78,9 @@ func (o StepOptions) toC() capi.Flopspack_step_options {
 	c.SetSeed(o.Seed)
 	c.SetOrdering(int(o.Ordering))
 	c.SetOverflow(int(o.Overflow))
+	c.SetSync(int(o.Sync))
+	c.SetPipeline_stages(uint(o.PipelineStages))
+	c.SetPipeline_schedule(int(o.PipelineSchedule))
 	return c
 }
 

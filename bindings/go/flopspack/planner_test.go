@@ -152,3 +152,44 @@ func TestMetricsSayWhichAlgorithmPlanned(t *testing.T) {
 		t.Errorf("pack plan planned by %d, want none", m.PlannedBy)
 	}
 }
+
+func TestSyncModelAndPipelineMetrics(t *testing.T) {
+	model := quadraticModel(t)
+	lengths := randomLengths(70, 7, 12000)
+	opts := DefaultStepOptions()
+	if opts.Sync != SyncStep || opts.PipelineStages != 0 || opts.PipelineSchedule != Pipeline1F1B {
+		t.Fatalf("defaults: %+v", opts)
+	}
+	opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 4, 8, 16384
+	step, err := PlanStep(lengths, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer step.Close()
+	opts.Sync, opts.PipelineStages = SyncMicrobatch, 4
+	micro, err := PlanStep(lengths, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer micro.Close()
+	s, _ := step.Metrics()
+	m, _ := micro.Metrics()
+	if s.PipelineMakespan != 0 || s.MicrobatchSyncEfficiency <= 0 {
+		t.Fatalf("step: %+v", s)
+	}
+	if m.MicrobatchSyncEfficiency < s.MicrobatchSyncEfficiency || m.MeanSlotBalance < m.WorstSlotBalance ||
+		m.MicrobatchSyncLowerBound > m.MicrobatchSyncCost {
+		t.Fatalf("microbatch: %+v vs %+v", m, s)
+	}
+	if !(m.PipelineEfficiency > 0 && m.PipelineEfficiency < 1) || m.PipelineLowerBound > m.PipelineMakespan {
+		t.Fatalf("pipeline: %+v", m)
+	}
+	opts.PipelineStages = 2000
+	if _, err := PlanStep(lengths, model, opts); err == nil || !strings.Contains(err.Error(), "pipeline_stages = 2000") {
+		t.Fatalf("want the stages error, got %v", err)
+	}
+	opts.PipelineStages, opts.Sync = 0, Sync(5)
+	if _, err := PlanStep(lengths, model, opts); err == nil || !strings.Contains(err.Error(), "sync = 5") {
+		t.Fatalf("want the sync error, got %v", err)
+	}
+}

@@ -44,7 +44,16 @@ from ._errors import (
 from ._pack import BalanceAlgorithm, PackAlgorithm, balance, pack
 from ._plan import Group, Plan, PlanArrays, PlanMetrics
 from ._quality import PredictionQuality, prediction_quality, prediction_quality_csr
-from ._planner import Pending, SlotOrder, StepAlgorithm, StepPlanner, multimodal_costs, plan_step
+from ._planner import (
+    Pending,
+    PipelineSchedule,
+    SlotOrder,
+    StepAlgorithm,
+    StepPlanner,
+    Sync,
+    multimodal_costs,
+    plan_step,
+)
 from ._simulate import SimPolicy, SimSeries, Simulation, SimulationSummary, Sweep, simulate, simulate_sweep
 from ._stats import Binning, Stats, StatsComparison, StatsSummary, StatsTail, Weighting
 from ._stream import Overflow, StreamPacker, StreamTotals
@@ -111,6 +120,7 @@ __all__ = [
     "Overflow",
     "PackAlgorithm",
     "Pending",
+    "PipelineSchedule",
     "Plan",
     "PlanArrays",
     "PlanMetrics",
@@ -129,6 +139,7 @@ __all__ = [
     "StreamPacker",
     "StreamTotals",
     "Sweep",
+    "Sync",
     "TransformerConfig",
     "Weighting",
     "balance",

@@ -170,6 +170,15 @@ class PlanMetrics:
     diversity_distance: float
     diversity_distance_samples: float
     planned_by: int
+    microbatch_sync_efficiency: float
+    mean_slot_balance: float
+    microbatch_sync_cost: float
+    microbatch_sync_lower_bound: float
+    microbatch_sync_gap_to_lower_bound: float
+    pipeline_makespan: float
+    pipeline_efficiency: float
+    pipeline_lower_bound: float
+    pipeline_gap_to_lower_bound: float
 
 class Group(NamedTuple):
     items: np.ndarray
@@ -360,6 +369,13 @@ class SlotOrder(enum.IntEnum):
     LIGHT_ENDS = 1
     AS_PLANNED = 2
 
+class Sync(enum.IntEnum):
+    STEP = 0
+    MICROBATCH = 1
+
+class PipelineSchedule(enum.IntEnum):
+    ONE_F_ONE_B = 0
+
 def plan_step(
     lengths: _Lengths,
     model: CostModel,
@@ -371,6 +387,9 @@ def plan_step(
     ordering: SlotOrder = ...,
     overflow: Overflow = ...,
     seed: int = ...,
+    sync: Sync = ...,
+    pipeline_stages: int = ...,
+    pipeline_schedule: PipelineSchedule = ...,
     extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Plan: ...
 
@@ -398,6 +417,9 @@ class StepPlanner(_Handle):
         ordering: SlotOrder = ...,
         overflow: Overflow = ...,
         seed: int = ...,
+        sync: Sync = ...,
+        pipeline_stages: int = ...,
+        pipeline_schedule: PipelineSchedule = ...,
         tokens_per_step: Optional[int] = ...,
         max_defer_steps: Optional[int] = ...,
         outlier_min_tokens: Optional[int] = ...,

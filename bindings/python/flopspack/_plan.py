@@ -55,6 +55,19 @@ class PlanMetrics:
     #: document-level planner, 2 its fallback the cut to the share, 3 its
     #: fallback the token-balanced planner.
     planned_by: int
+    #: Microbatch-synchronous (FSDP / ZeRO-3) step: sum over slots of the
+    #: mean rank cost / sum over slots of the slowest rank's cost.
+    microbatch_sync_efficiency: float
+    mean_slot_balance: float
+    microbatch_sync_cost: float
+    microbatch_sync_lower_bound: float
+    microbatch_sync_gap_to_lower_bound: float
+    #: With pipeline_stages >= 2 (else 0): the 1F1B makespan of the slowest
+    #: replica, mean rank cost / stages / makespan, a lower bound and the gap.
+    pipeline_makespan: float
+    pipeline_efficiency: float
+    pipeline_lower_bound: float
+    pipeline_gap_to_lower_bound: float
 
     def __repr__(self) -> str:
         # Only the figures that apply (non-zero), floats to 6 digits.

@@ -35,6 +35,20 @@ class SlotOrder(enum.IntEnum):
     AS_PLANNED = _capi.FLOPSPACK_SLOT_ORDER_AS_PLANNED
 
 
+class Sync(enum.IntEnum):
+    """How the trainer synchronizes, i.e. what the step planner balances
+    (flopspack_sync)."""
+
+    STEP = _capi.FLOPSPACK_SYNC_STEP  # once per step: rank totals (default)
+    MICROBATCH = _capi.FLOPSPACK_SYNC_MICROBATCH  # FSDP / ZeRO-3: every slot
+
+
+class PipelineSchedule(enum.IntEnum):
+    """The schedule of each rank's pipeline replica (flopspack_pipeline_schedule)."""
+
+    ONE_F_ONE_B = _capi.FLOPSPACK_PIPELINE_1F1B  # PipeDream-Flush / Megatron (default)
+
+
 def _step_options(
     num_ranks: int,
     max_tokens_per_microbatch: int,
@@ -43,6 +57,9 @@ def _step_options(
     ordering: SlotOrder,
     overflow: Overflow,
     seed: int,
+    sync: Sync = Sync.STEP,
+    pipeline_stages: int = 0,
+    pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
 ) -> Any:
     o = _capi.flopspack_step_options()  # library defaults
     o.num_ranks = _validate.uint32(num_ranks, "num_ranks")
@@ -54,6 +71,9 @@ def _step_options(
     o.ordering = _validate.choice(ordering, SlotOrder, "ordering")
     o.overflow = _validate.choice(overflow, Overflow, "overflow")
     o.seed = _validate.uint64(seed, "seed")
+    o.sync = _validate.choice(sync, Sync, "sync")
+    o.pipeline_stages = _validate.uint32(pipeline_stages, "pipeline_stages")
+    o.pipeline_schedule = _validate.choice(pipeline_schedule, PipelineSchedule, "pipeline_schedule")
     return o
 
 
@@ -68,17 +88,23 @@ def plan_step(
     ordering: SlotOrder = SlotOrder.DESCENDING,
     overflow: Overflow = Overflow.SPLIT,
     seed: int = 0,
+    sync: Sync = Sync.STEP,
+    pipeline_stages: int = 0,
+    pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
     extra_costs: Any = None,
 ) -> Plan:
     """Plans one step: document i (lengths[i] tokens) is item i, balanced
     by `model`'s cost. The plan has num_ranks x M groups, rank-major; each
     group's (rank, slot) says where it runs. microbatches_per_rank 0 = the
-    fewest that hold the batch. extra_costs (one finite, non-negative value
-    per document, e.g. from multimodal costs) is added to the model's cost
-    of each document (flopspack_plan_step_with_extra_costs); None = none."""
+    fewest that hold the batch. sync says what the trainer waits for (rank
+    totals, or every slot under FSDP / ZeRO-3); pipeline_stages >= 2 adds the
+    1F1B figures to the metrics (docs/planner.md, Synchronization). extra_costs (one finite,
+    non-negative value per document, e.g. from multimodal_costs) is added to
+    the model's cost of each document (flopspack_plan_step_with_extra_costs);
+    None = none."""
     options = _step_options(
         num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
-        overflow, seed,
+        overflow, seed, sync, pipeline_stages, pipeline_schedule,
     )
     array = _arrays.lengths(lengths)
     handle = _validate.handle(model, CostModel, "model")
@@ -121,6 +147,9 @@ class StepPlanner(Handle):
         ordering: SlotOrder = SlotOrder.DESCENDING,
         overflow: Overflow = Overflow.SPLIT,
         seed: int = 0,
+        sync: Sync = Sync.STEP,
+        pipeline_stages: int = 0,
+        pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
         tokens_per_step: Optional[int] = None,
         max_defer_steps: Optional[int] = None,
         outlier_min_tokens: Optional[int] = None,
@@ -132,7 +161,7 @@ class StepPlanner(Handle):
         if _handle is None:
             options = _step_options(
                 num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm,
-                ordering, overflow, seed,
+                ordering, overflow, seed, sync, pipeline_stages, pipeline_schedule,
             )
             p = _capi.flopspack_step_planner_options()  # library defaults
             if tokens_per_step is not None:

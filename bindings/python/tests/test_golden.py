@@ -166,7 +166,9 @@ def step_kwargs(o):
                 algorithm=flopspack.StepAlgorithm(o["algorithm"]),
                 max_tokens_per_microbatch=o["max_tokens_per_microbatch"], seed=o["seed"],
                 ordering=flopspack.SlotOrder(o["ordering"]),
-                overflow=flopspack.Overflow(o["overflow"]))
+                overflow=flopspack.Overflow(o["overflow"]),
+                sync=flopspack.Sync(o["sync"]), pipeline_stages=o["pipeline_stages"],
+                pipeline_schedule=flopspack.PipelineSchedule(o["pipeline_schedule"]))
 
 
 def test_step_planner(golden_dir):

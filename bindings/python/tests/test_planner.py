@@ -107,3 +107,27 @@ def test_metrics_say_which_algorithm_planned():
     assert tokens.planned_by == 0  # no fallbacks: none
     assert "planned_by=2" in repr(plan)
     assert flopspack.pack(docs, 16384).metrics.planned_by == 0
+
+
+def test_sync_model_and_pipeline_metrics():
+    docs = lengths(70, 7, high=12000)
+    kwargs = dict(num_ranks=4, max_tokens_per_microbatch=16384, microbatches_per_rank=8)
+    step = flopspack.plan_step(docs, MODEL, **kwargs)
+    micro = flopspack.plan_step(docs, MODEL, sync=flopspack.Sync.MICROBATCH, pipeline_stages=4,
+                                **kwargs)
+    s, m = step.metrics, micro.metrics
+    assert 0 < s.microbatch_sync_efficiency <= 1 and s.pipeline_makespan == 0
+    assert m.microbatch_sync_efficiency >= s.microbatch_sync_efficiency
+    assert m.mean_slot_balance >= m.worst_slot_balance
+    assert m.microbatch_sync_lower_bound <= m.microbatch_sync_cost
+    assert 0 < m.pipeline_efficiency < 1
+    assert m.pipeline_lower_bound <= m.pipeline_makespan
+    planner = flopspack.StepPlanner(MODEL, sync=flopspack.Sync.MICROBATCH, pipeline_stages=2,
+                                    **kwargs)
+    planner.push(docs)
+    restored = flopspack.StepPlanner.restore(planner.save(), MODEL)
+    assert restored.next().metrics == planner.next().metrics
+    with pytest.raises(flopspack.InvalidArgumentError, match="pipeline_stages = 2000"):
+        flopspack.plan_step(docs, MODEL, pipeline_stages=2000, **kwargs)
+    with pytest.raises((ValueError, flopspack.InvalidArgumentError)):
+        flopspack.plan_step(docs, MODEL, sync=5, **kwargs)

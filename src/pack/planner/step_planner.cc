@@ -12,6 +12,8 @@
 #include "pack/planner/cut_to_share.h"
 #include "pack/planner/planner_baselines.h"
 #include "pack/planner/planner_documents.h"
+#include "pack/planner/slot_balance.h"
+#include "pack/planner/sync_metrics.h"
 #include "pack/primitives/bin_packing.h"
 #include "pack/primitives/lpt.h"
 #include "util/checked.h"
@@ -44,6 +46,12 @@ struct Items {
 };
 
 int64_t CeilDiv(int64_t a, int64_t b) { return util::CeilDivInt64(a, b); }
+
+// The default algorithm under MICROBATCH balances every slot
+// (slot_balance.h); the baselines ignore the synchronization model.
+bool SlotBalanced(const StepOptions& o) {
+  return o.sync == StepSync::kMicrobatch && o.algorithm == StepAlgorithm::kDocuments;
+}
 
 absl::Status TooManyMicrobatches(int64_t r, int64_t m, int64_t cap) {
   return absl::OutOfRangeError(absl::StrFormat(
@@ -107,17 +115,29 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
   while (true) {
     // r <= 2^24 and m <= 2^31 here: the product fits int64.
     if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
-    DocumentPlanOptions d;
-    d.num_ranks = r;
-    d.microbatches_per_rank = m;
-    d.cap = cap;
-    d.refine = o.refine;
-    d.tolerance = o.tolerance;
-    DocumentPlanStats s;
-    items.where = PlanDocuments(items.tokens, costs, d, &s);
-    if (stats != nullptr) {
-      stats->refine_moves = s.moves;
-      stats->max_rank_cost_after_lpt = s.max_rank_cost_after_lpt;
+    if (SlotBalanced(o)) {
+      SlotBalanceOptions b;
+      b.num_ranks = r;
+      b.microbatches_per_rank = m;
+      b.cap = cap;
+      b.search = o.refine;
+      b.tolerance = o.tolerance;
+      SlotBalanceStats s;
+      items.where = PlanSlotBalanced(items.tokens, costs, b, &s);
+      if (stats != nullptr) stats->refine_moves = s.moves;
+    } else {
+      DocumentPlanOptions d;
+      d.num_ranks = r;
+      d.microbatches_per_rank = m;
+      d.cap = cap;
+      d.refine = o.refine;
+      d.tolerance = o.tolerance;
+      DocumentPlanStats s;
+      items.where = PlanDocuments(items.tokens, costs, d, &s);
+      if (stats != nullptr) {
+        stats->refine_moves = s.moves;
+        stats->max_rank_cost_after_lpt = s.max_rank_cost_after_lpt;
+      }
     }
     if (!search) return m;
     // One item per microbatch always fits, so the search ends by then.
@@ -421,6 +441,11 @@ absl::Status ValidateStepOptions(const StepOptions& o) {
       return absl::OutOfRangeError("num_ranks x microbatches_per_rank x cap overflows int64");
     }
   }
+  if (o.pipeline_stages < 0 || o.pipeline_stages > kMaxPipelineStages) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("pipeline_stages = %d: must be between 0 (no pipeline) and %d",
+                        o.pipeline_stages, kMaxPipelineStages));
+  }
   // Enum values are the C layer's to check (src/capi); what is left is
   // the policy the step planner does not offer.
   if (o.overflow == Overflow::kTruncate) {
@@ -638,7 +663,7 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
     }
     // Where documents had to be cut, the fallback cut to the share
     // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
-    if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
+    if (divisible && o.algorithm == StepAlgorithm::kDocuments && !SlotBalanced(o)) {
       if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, extra, lengths,
                                         kept, o, m, total, &fallback);
           !s.ok()) {
@@ -715,9 +740,18 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
   std::vector<double> plan_costs(groups);
   size_t at = 0;
+  // Under MICROBATCH the planner chose the slots: the order permutes whole
+  // slots (by their total cost), the same for every rank.
+  std::vector<int32_t> slot_perm;
+  if (SlotBalanced(o)) {
+    std::vector<double> slot_total(m, 0.0);
+    for (int64_t g = 0; g < groups; ++g) slot_total[g % m] += mb_cost[g];
+    slot_perm = OrderSlots(slot_total, o.ordering);
+  }
   for (int64_t rank = 0; rank < r; ++rank) {
     const std::vector<int32_t> perm =
-        OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+        SlotBalanced(o) ? slot_perm
+                        : OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
     for (int64_t slot = 0; slot < m; ++slot) {
       const int64_t g = rank * m + perm[slot];
       const int64_t position = rank * m + slot;
@@ -806,6 +840,25 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   metrics.deferred_items = deferred.size();
   metrics.num_steps = 1;
   metrics.planned_by = PublicPlannedBy(o.algorithm, fallback.planned_by);
+
+  // Synchronization figures; their document-level bounds use the documents
+  // only where every item is a whole document under an additive model.
+  SyncBoundInputs sync;
+  sync.whole_documents = !any_piece && !heavy && model.IsAdditive();
+  sync.overhead = model.SequenceOverhead();
+  sync.cap = cap;
+  bool first_item = true;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items.where[i] < 0) continue;
+    sync.document_cost_total += costs[i];
+    sync.largest_document_cost = std::max(sync.largest_document_cost, costs[i]);
+    sync.tokens += items.tokens[i];
+    const double per_token = costs[i] / static_cast<double>(items.tokens[i]);
+    sync.cheapest_cost_per_token =
+        first_item ? per_token : std::min(sync.cheapest_cost_per_token, per_token);
+    first_item = false;
+  }
+  ComputeSyncMetrics(plan, o.pipeline_stages, sync);
   return plan;
 }
 

@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
+#include "pack/planner/pipeline_schedule.h"
 #include "pack/planner/planner_order.h"
 #include "pack/primitives/overflow.h"
 #include "pack/primitives/plan.h"
@@ -43,6 +44,14 @@
 namespace flopspack::pack {
 
 enum class StepAlgorithm { kDocuments = 0, kRandom = 1, kTokens = 2, kSequences = 3 };
+// How the trainer synchronizes, i.e. what the planner balances: kStep the
+// rank totals (DDP with no_sync, ZeRO-1/2: one meeting per step),
+// kMicrobatch every slot across ranks (FSDP / ZeRO-3: ranks meet in every
+// layer of every microbatch, the step lasts the sum over slots of the
+// slowest rank in the slot).
+enum class StepSync { kStep = 0, kMicrobatch = 1 };
+// The pipeline schedule each rank's replica runs (pipeline_schedule.h).
+enum class PipelineSchedule { k1F1B = 0 };
 // The step planner takes Overflow::kError, kSplit and kDefer
 // (primitives/overflow.h); kTruncate is not offered.
 
@@ -60,6 +69,11 @@ struct StepOptions {
   // the lower bound (see planner_documents.h): 5e-4 = balance efficiency
   // 99.95% wherever the cap allows it.
   double tolerance = 5e-4;
+  StepSync sync = StepSync::kStep;
+  // Pipeline stages of each replica: 0 or 1 = no pipeline; 2 ..
+  // kMaxPipelineStages = the plan's metrics carry the 1F1B makespan.
+  int64_t pipeline_stages = 0;
+  PipelineSchedule pipeline_schedule = PipelineSchedule::k1F1B;
 };
 
 // Internal figures for the quality benchmark.

@@ -267,6 +267,11 @@ std::string StreamingStepPlanner::Save() const {
     w.I64(d.length);
     w.I64(d.waited);
   }
+  // Appended after the queues (states saved before they existed end
+  // here): the synchronization model.
+  w.I64(static_cast<int64_t>(step_.sync));
+  w.I64(step_.pipeline_stages);
+  w.I64(static_cast<int64_t>(step_.pipeline_schedule));
   return std::move(w).Finish();
 }
 
@@ -348,6 +353,18 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
       return Corrupt("bad outlier");
     }
     planner->outliers_.push_back(d);
+  }
+  if (r.remaining() >= 24) {
+    int64_t sync = 0, stages = 0, schedule = 0;
+    r.I64(&sync);
+    r.I64(&stages);
+    r.I64(&schedule);
+    if (!in_range(sync, 1) || !in_range(stages, kMaxPipelineStages) || !in_range(schedule, 0)) {
+      return Corrupt("a synchronization option is out of range");
+    }
+    planner->step_.sync = static_cast<StepSync>(sync);
+    planner->step_.pipeline_stages = stages;
+    planner->step_.pipeline_schedule = static_cast<PipelineSchedule>(schedule);
   }
   if (r.remaining() != 0) return Corrupt("trailing bytes");
   // No document in both queues (each is ascending: one merge pass).

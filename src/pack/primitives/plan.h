@@ -38,6 +38,13 @@ struct PlanMetrics {
   uint64_t num_steps = 0;
   double diversity_distance = 0, diversity_distance_samples = 0;
   int32_t planned_by = 0;  // a flopspack_planned_by
+  // Synchronization figures of step plans (planner/sync_metrics.h).
+  double microbatch_sync_efficiency = 0;
+  double mean_slot_balance = 0;
+  double microbatch_sync_cost = 0;
+  double microbatch_sync_lower_bound = 0, microbatch_sync_gap_to_lower_bound = 0;
+  double pipeline_makespan = 0, pipeline_efficiency = 0;
+  double pipeline_lower_bound = 0, pipeline_gap_to_lower_bound = 0;
 };
 
 class Plan {

@@ -224,6 +224,15 @@ pub struct flopspack_plan_metrics {
     pub diversity_distance: f64,
     pub diversity_distance_samples: f64,
     pub planned_by: i32,
+    pub microbatch_sync_efficiency: f64,
+    pub mean_slot_balance: f64,
+    pub microbatch_sync_cost: f64,
+    pub microbatch_sync_lower_bound: f64,
+    pub microbatch_sync_gap_to_lower_bound: f64,
+    pub pipeline_makespan: f64,
+    pub pipeline_efficiency: f64,
+    pub pipeline_lower_bound: f64,
+    pub pipeline_gap_to_lower_bound: f64,
 }
 extern "C" {
     pub fn flopspack_plan_group_count(plan: *const flopspack_plan) -> usize;
@@ -351,6 +360,11 @@ pub const flopspack_slot_order_FLOPSPACK_SLOT_ORDER_DESCENDING: flopspack_slot_o
 pub const flopspack_slot_order_FLOPSPACK_SLOT_ORDER_LIGHT_ENDS: flopspack_slot_order = 1;
 pub const flopspack_slot_order_FLOPSPACK_SLOT_ORDER_AS_PLANNED: flopspack_slot_order = 2;
 pub type flopspack_slot_order = ::std::os::raw::c_uint;
+pub const flopspack_sync_FLOPSPACK_SYNC_STEP: flopspack_sync = 0;
+pub const flopspack_sync_FLOPSPACK_SYNC_MICROBATCH: flopspack_sync = 1;
+pub type flopspack_sync = ::std::os::raw::c_uint;
+pub const flopspack_pipeline_schedule_FLOPSPACK_PIPELINE_1F1B: flopspack_pipeline_schedule = 0;
+pub type flopspack_pipeline_schedule = ::std::os::raw::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_step_options {
@@ -362,6 +376,9 @@ pub struct flopspack_step_options {
     pub seed: u64,
     pub ordering: i32,
     pub overflow: i32,
+    pub sync: i32,
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: i32,
 }
 extern "C" {
     pub fn flopspack_step_options_init(options: *mut flopspack_step_options);

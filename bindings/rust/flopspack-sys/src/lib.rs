@@ -85,6 +85,13 @@ pub const FLOPSPACK_SLOT_ORDER_DESCENDING: flopspack_slot_order = 0;
 pub const FLOPSPACK_SLOT_ORDER_LIGHT_ENDS: flopspack_slot_order = 1;
 pub const FLOPSPACK_SLOT_ORDER_AS_PLANNED: flopspack_slot_order = 2;
 
+pub type flopspack_sync = c_uint;
+pub const FLOPSPACK_SYNC_STEP: flopspack_sync = 0;
+pub const FLOPSPACK_SYNC_MICROBATCH: flopspack_sync = 1;
+
+pub type flopspack_pipeline_schedule = c_uint;
+pub const FLOPSPACK_PIPELINE_1F1B: flopspack_pipeline_schedule = 0;
+
 pub type flopspack_stats_weighting = c_uint;
 pub const FLOPSPACK_STATS_WEIGHT_COUNT: flopspack_stats_weighting = 0;
 pub const FLOPSPACK_STATS_WEIGHT_TOKENS: flopspack_stats_weighting = 1;
@@ -302,6 +309,11 @@ pub struct flopspack_step_options {
     pub seed: u64,
     pub ordering: i32,
     pub overflow: i32,
+    /// A `flopspack_sync` value.
+    pub sync: i32,
+    pub pipeline_stages: u32,
+    /// A `flopspack_pipeline_schedule` value.
+    pub pipeline_schedule: i32,
 }
 
 #[repr(C)]
@@ -423,6 +435,15 @@ pub struct flopspack_plan_metrics {
     pub diversity_distance_samples: f64,
     /// A `flopspack_planned_by` value.
     pub planned_by: i32,
+    pub microbatch_sync_efficiency: f64,
+    pub mean_slot_balance: f64,
+    pub microbatch_sync_cost: f64,
+    pub microbatch_sync_lower_bound: f64,
+    pub microbatch_sync_gap_to_lower_bound: f64,
+    pub pipeline_makespan: f64,
+    pub pipeline_efficiency: f64,
+    pub pipeline_lower_bound: f64,
+    pub pipeline_gap_to_lower_bound: f64,
 }
 
 #[repr(C)]
@@ -1186,7 +1207,16 @@ mod tests {
             num_steps,
             diversity_distance,
             diversity_distance_samples,
-            planned_by
+            planned_by,
+            microbatch_sync_efficiency,
+            mean_slot_balance,
+            microbatch_sync_cost,
+            microbatch_sync_lower_bound,
+            microbatch_sync_gap_to_lower_bound,
+            pipeline_makespan,
+            pipeline_efficiency,
+            pipeline_lower_bound,
+            pipeline_gap_to_lower_bound
         });
         same_layout!(flopspack_stream_options {
             struct_size,
@@ -1307,7 +1337,10 @@ mod tests {
             max_tokens_per_microbatch,
             seed,
             ordering,
-            overflow
+            overflow,
+            sync,
+            pipeline_stages,
+            pipeline_schedule
         });
         same_layout!(flopspack_step_planner_options {
             struct_size,
@@ -1408,6 +1441,14 @@ mod tests {
         assert_eq!(
             FLOPSPACK_SLOT_ORDER_AS_PLANNED,
             generated::flopspack_slot_order_FLOPSPACK_SLOT_ORDER_AS_PLANNED
+        );
+        assert_eq!(
+            FLOPSPACK_SYNC_MICROBATCH,
+            generated::flopspack_sync_FLOPSPACK_SYNC_MICROBATCH
+        );
+        assert_eq!(
+            FLOPSPACK_PIPELINE_1F1B,
+            generated::flopspack_pipeline_schedule_FLOPSPACK_PIPELINE_1F1B
         );
         assert_eq!(
             FLOPSPACK_BUCKET_BUDGET_COST,

@@ -54,7 +54,8 @@ pub use model_file::{
 pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, PackOptions};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
-    multimodal_costs, plan_step, plan_step_with_extra_costs, Pending, SlotOrder, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
+    multimodal_costs, plan_step, plan_step_with_extra_costs, Pending, PipelineSchedule, SlotOrder,
+    StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions, SyncModel,
 };
 pub use quality::{EvaluateOptions, PolynomialCoefficients, PredictionQuality};
 pub use simulate::{

@@ -34,6 +34,24 @@ pub enum SlotOrder {
     AsPlanned,
 }
 
+/// How the trainer synchronizes, i.e. what the planner balances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncModel {
+    /// Once per step (DDP with no_sync, ZeRO-1/2): rank totals (default).
+    #[default]
+    Step,
+    /// Every microbatch (FSDP / ZeRO-3): every slot across ranks.
+    Microbatch,
+}
+
+/// The schedule of each rank's pipeline replica.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PipelineSchedule {
+    /// One forward, one backward (PipeDream-Flush, Megatron-LM) (default).
+    #[default]
+    OneFOneB,
+}
+
 /// Options of [`plan_step`] and a [`StepPlanner`]; `StepOptions::new(ranks,
 /// cap)` gives the library's defaults for the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +65,10 @@ pub struct StepOptions {
     pub ordering: SlotOrder,
     /// Error, Split (default) or Defer.
     pub overflow: Overflow,
+    pub sync: SyncModel,
+    /// Per replica: 0 or 1 = no pipeline, at most 1024.
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: PipelineSchedule,
 }
 
 impl StepOptions {
@@ -62,6 +84,9 @@ impl StepOptions {
             seed: c.seed,
             ordering: SlotOrder::Descending,
             overflow: Overflow::from_raw(c.overflow),
+            sync: SyncModel::Step,
+            pipeline_stages: c.pipeline_stages,
+            pipeline_schedule: PipelineSchedule::OneFOneB,
         }
     }
 
@@ -85,6 +110,14 @@ impl StepOptions {
             SlotOrder::AsPlanned => sys::FLOPSPACK_SLOT_ORDER_AS_PLANNED,
         }) as i32;
         c.overflow = self.overflow.raw();
+        c.sync = (match self.sync {
+            SyncModel::Step => sys::FLOPSPACK_SYNC_STEP,
+            SyncModel::Microbatch => sys::FLOPSPACK_SYNC_MICROBATCH,
+        }) as i32;
+        c.pipeline_stages = self.pipeline_stages;
+        c.pipeline_schedule = (match self.pipeline_schedule {
+            PipelineSchedule::OneFOneB => sys::FLOPSPACK_PIPELINE_1F1B,
+        }) as i32;
         c
     }
 }

@@ -7,9 +7,9 @@ use flopspack::{
     balance, bucket_padding, optimize_buckets, pack, plan_step, simulate, simulate_sweep,
     AttentionSpan, BalanceAlgorithm, BalanceOptions, Binning, BucketBudget, BucketSampler,
     BucketSamplerOptions, CostModel, FitTerms, HistogramOptions, Overflow, PackAlgorithm,
-    PackOptions, Plan, SimPolicy, SimSeries, SimulateOptions, SlotOrder, Stats, StepAlgorithm,
-    StepOptions, StepPlanner, StepPlannerOptions, StreamOptions, StreamPacker, TransformerConfig,
-    Weighting,
+    PackOptions, PipelineSchedule, Plan, SimPolicy, SimSeries, SimulateOptions, SlotOrder, Stats,
+    StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions, StreamOptions, StreamPacker,
+    SyncModel, TransformerConfig, Weighting,
 };
 use std::path::PathBuf;
 
@@ -185,7 +185,16 @@ fn check_plan(where_: &str, plan: &Plan, want: &Json) {
         num_steps,
         diversity_distance,
         diversity_distance_samples,
-        planned_by
+        planned_by,
+        microbatch_sync_efficiency,
+        mean_slot_balance,
+        microbatch_sync_cost,
+        microbatch_sync_lower_bound,
+        microbatch_sync_gap_to_lower_bound,
+        pipeline_makespan,
+        pipeline_efficiency,
+        pipeline_lower_bound,
+        pipeline_gap_to_lower_bound
     );
     let metrics = want.get("metrics").object();
     assert_eq!(got.len(), metrics.len(), "{where_}: metrics fields");
@@ -394,6 +403,12 @@ fn step_options(o: &Json) -> StepOptions {
             2 => Overflow::Split,
             _ => Overflow::Defer,
         },
+        sync: match o.get("sync").int() {
+            0 => SyncModel::Step,
+            _ => SyncModel::Microbatch,
+        },
+        pipeline_stages: o.get("pipeline_stages").int() as u32,
+        pipeline_schedule: PipelineSchedule::OneFOneB,
     }
 }
 

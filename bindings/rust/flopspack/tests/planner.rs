@@ -1,6 +1,6 @@
 use flopspack::{
-    plan_step, CostModel, Overflow, Status, StepAlgorithm, StepOptions, StepPlanner,
-    StepPlannerOptions,
+    plan_step, CostModel, Overflow, PipelineSchedule, Status, StepAlgorithm, StepOptions,
+    StepPlanner, StepPlannerOptions, SyncModel,
 };
 
 mod common;
@@ -118,4 +118,37 @@ fn metrics_say_which_algorithm_planned() {
     );
     let packed = flopspack::pack(&docs, &flopspack::PackOptions::new(16384), None).unwrap();
     assert_eq!(packed.metrics().planned_by, 0);
+}
+
+#[test]
+fn sync_model_and_pipeline_metrics() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    let docs = lengths(70, 7, 12000);
+    let step_options = StepOptions {
+        microbatches_per_rank: 8,
+        ..StepOptions::new(4, 16384)
+    };
+    assert_eq!(step_options.sync, SyncModel::Step);
+    assert_eq!(step_options.pipeline_stages, 0);
+    assert_eq!(step_options.pipeline_schedule, PipelineSchedule::OneFOneB);
+    let s = plan_step(&docs, &model, &step_options).unwrap().metrics();
+    let micro_options = StepOptions {
+        sync: SyncModel::Microbatch,
+        pipeline_stages: 4,
+        ..step_options
+    };
+    let m = plan_step(&docs, &model, &micro_options).unwrap().metrics();
+    assert!(s.microbatch_sync_efficiency > 0.0 && s.pipeline_makespan == 0.0);
+    assert!(m.microbatch_sync_efficiency >= s.microbatch_sync_efficiency);
+    assert!(m.mean_slot_balance >= m.worst_slot_balance);
+    assert!(m.microbatch_sync_lower_bound <= m.microbatch_sync_cost);
+    assert!(m.pipeline_efficiency > 0.0 && m.pipeline_efficiency < 1.0);
+    assert!(m.pipeline_lower_bound <= m.pipeline_makespan);
+    let too_many = StepOptions {
+        pipeline_stages: 2000,
+        ..micro_options
+    };
+    let err = plan_step(&docs, &model, &too_many).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("pipeline_stages = 2000"));
 }

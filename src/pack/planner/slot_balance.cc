@@ -1,0 +1,312 @@
+#include "pack/planner/slot_balance.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <utility>
+
+#include "pack/planner/planner_documents.h"
+
+namespace flopspack::pack {
+namespace {
+
+// Below this many microbatches the banded rank-balanced plan is computed
+// too and kept when better (its cost, today's planner, is small there).
+constexpr int64_t kCompareBelow = int64_t{1} << 14;
+
+class SlotSearch {
+ public:
+  SlotSearch(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
+             const SlotBalanceOptions& o, absl::Span<const int32_t> cell_of)
+      : lengths_(lengths),
+        costs_(costs),
+        o_(o),
+        r_(o.num_ranks),
+        m_(o.microbatches_per_rank),
+        items_(r_ * m_),
+        cost_(r_ * m_, 0.0),
+        tokens_(r_ * m_, 0),
+        slot_(r_ * m_, 0),
+        by_cost_(m_),
+        slot_total_(m_, 0.0) {
+    for (size_t i = 0; i < cell_of.size(); ++i) {
+      const int32_t c = cell_of[i];
+      if (c < 0) continue;
+      items_[c].push_back(static_cast<int32_t>(i));
+      cost_[c] += costs[i];
+      tokens_[c] += lengths[i];
+    }
+  }
+
+  // Slot j = the j-th band of R microbatches by cost, heaviest first.
+  void Band() {
+    const int64_t cells = r_ * m_;
+    std::vector<int32_t> order(cells);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return cost_[a] != cost_[b] ? cost_[a] > cost_[b] : a < b;
+    });
+    for (auto& s : by_cost_) s.clear();
+    std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
+    for (int64_t p = 0; p < cells; ++p) {
+      const int32_t c = order[p];
+      slot_[c] = static_cast<int32_t>(p / r_);
+      by_cost_[slot_[c]].insert({cost_[c], c});
+      slot_total_[slot_[c]] += cost_[c];
+    }
+  }
+
+  // Search steps until no slot improves or the budget is spent.
+  void Search(int64_t budget) {
+    bool progress = true;
+    while (progress && moves_ < budget) {
+      progress = false;
+      for (int64_t j = 0; j < m_ && moves_ < budget; ++j) {
+        while (moves_ < budget && Improve(static_cast<int32_t>(j))) {
+          ++moves_;
+          progress = true;
+        }
+      }
+    }
+  }
+
+  // Microbatch rank * M + j of every item: each band's microbatches,
+  // heaviest first, to the ranks lightest so far (LPT over the bands).
+  std::vector<int32_t> Assign(size_t n) const {
+    std::vector<int32_t> where(n, -1);
+    std::vector<double> rank_total(r_, 0.0);
+    std::vector<int32_t> ranks(r_);
+    for (int64_t j = 0; j < m_; ++j) {
+      std::iota(ranks.begin(), ranks.end(), 0);
+      std::sort(ranks.begin(), ranks.end(), [&](int32_t a, int32_t b) {
+        return rank_total[a] != rank_total[b] ? rank_total[a] < rank_total[b] : a < b;
+      });
+      int64_t k = 0;
+      for (auto it = by_cost_[j].rbegin(); it != by_cost_[j].rend(); ++it, ++k) {
+        const int32_t c = it->second, rank = ranks[k];
+        rank_total[rank] += cost_[c];
+        for (int32_t i : items_[c]) where[i] = static_cast<int32_t>(rank * m_ + j);
+      }
+    }
+    return where;
+  }
+
+  // Cost flows into the heaviest slot: its maximum (a microbatch holding a
+  // long document, which nothing can make cheaper) leaves room in cost under
+  // it in the slot's other microbatches. Each microbatch of the other slots,
+  // heaviest first, swaps one document for a cheaper one (or gives one)
+  // with one of the lightest microbatches of slot 0, under the cap, without
+  // raising slot 0's maximum and without going below the level the other
+  // slots would share were slot 0 filled to its maximum. Every step lowers
+  // the total cost outside slot 0, so it ends. Slot search then levels the
+  // slots that gave.
+  void Flow(int passes) {
+    if (m_ < 2 || by_cost_[0].empty()) return;
+    for (int pass = 0; pass < passes; ++pass) {
+      const double ceiling = by_cost_[0].rbegin()->first;
+      double outside = 0;
+      for (int64_t j = 1; j < m_; ++j) outside += slot_total_[j];
+      const double room0 = static_cast<double>(r_) * ceiling - slot_total_[0];
+      const double level = std::max(0.0, (outside - room0) / static_cast<double>(r_ * (m_ - 1)));
+      std::vector<int32_t> donors;
+      for (int64_t c = 0; c < r_ * m_; ++c) {
+        if (slot_[c] != 0 && cost_[c] > level) donors.push_back(static_cast<int32_t>(c));
+      }
+      std::sort(donors.begin(), donors.end(), [&](int32_t a, int32_t b) {
+        return cost_[a] != cost_[b] ? cost_[a] > cost_[b] : a < b;
+      });
+      bool progress = false;
+      for (int32_t c : donors) progress = Give(c, level, ceiling) || progress;
+      if (!progress) return;
+    }
+  }
+
+  int64_t moves() const { return moves_; }
+
+ private:
+  // One step for slot j: the move or swap that most lowers its heaviest
+  // microbatch H without raising any slot's maximum. False when none.
+  bool Improve(int32_t j) {
+    const auto& slot = by_cost_[j];
+    if (slot.empty()) return false;
+    const int32_t h = slot.rbegin()->second;
+    const double ch = cost_[h];
+    const double mean = slot_total_[j] / static_cast<double>(r_);
+    if (ch <= mean * (1 + o_.tolerance)) return false;
+    const double second = slot.size() > 1 ? std::next(slot.rbegin())->first : 0.0;
+    double best_gain = ch * 1e-12;
+    int32_t best_x = -1, best_d = -1, best_e = -1;
+    auto consider = [&](int32_t x, double limit, bool same, int32_t d, int32_t e) {
+      const double delta = costs_[d] - (e >= 0 ? costs_[e] : 0.0);
+      if (delta <= 0 || cost_[x] + delta > limit) return;
+      double after = std::max(ch - delta, second);
+      if (same) after = std::max(after, cost_[x] + delta);
+      const double gain = ch - after;
+      if (gain > best_gain) {
+        best_gain = gain;
+        best_x = x;
+        best_d = d;
+        best_e = e;
+      }
+    };
+    for (int64_t k = 0; k < m_; ++k) {
+      const auto& other = by_cost_[k];
+      const bool same = k == j;
+      // Within H's slot a partner may rise to just below H; elsewhere to
+      // its slot's maximum, which then does not move.
+      const double limit = same ? ch : other.rbegin()->first;
+      int taken = 0;
+      for (auto it = other.begin(); it != other.end() && taken < o_.light_candidates; ++it) {
+        const int32_t x = it->second;
+        if (x == h) continue;
+        ++taken;
+        const int64_t room_x = o_.cap - tokens_[x];
+        for (int32_t d : items_[h]) {
+          if (lengths_[d] <= room_x) consider(x, limit, same, d, -1);
+          for (int32_t e : items_[x]) {
+            if (costs_[e] >= costs_[d]) continue;
+            const int64_t shift = lengths_[d] - lengths_[e];
+            if (shift > room_x || -shift > o_.cap - tokens_[h]) continue;
+            consider(x, limit, same, d, e);
+          }
+        }
+      }
+    }
+    if (best_x < 0) return false;
+    MoveItem(best_d, h, best_x);
+    if (best_e >= 0) MoveItem(best_e, best_x, h);
+    return true;
+  }
+
+  // One swap or move from donor c into a light microbatch of slot 0: the
+  // largest cost shift that keeps c at or above `level` and the receiver at
+  // or below `ceiling`.
+  bool Give(int32_t c, double level, double ceiling) {
+    const double most = cost_[c] - level;
+    if (most <= 0) return false;
+    double best = 0;
+    int32_t best_x = -1, best_d = -1, best_e = -1;
+    int taken = 0;
+    for (auto it = by_cost_[0].begin(); it != by_cost_[0].end() && taken < o_.light_candidates;
+         ++it, ++taken) {
+      const int32_t x = it->second;
+      const double room = std::min(most, ceiling - cost_[x]);
+      if (room <= best) break;  // the next ones are heavier still
+      const int64_t room_x = o_.cap - tokens_[x];
+      for (int32_t d : items_[c]) {
+        if (lengths_[d] <= room_x && costs_[d] <= room && costs_[d] > best) {
+          best = costs_[d];
+          best_x = x;
+          best_d = d;
+          best_e = -1;
+        }
+        for (int32_t e : items_[x]) {
+          const double delta = costs_[d] - costs_[e];
+          if (delta <= best || delta > room) continue;
+          const int64_t shift = lengths_[d] - lengths_[e];
+          if (shift > room_x || -shift > o_.cap - tokens_[c]) continue;
+          best = delta;
+          best_x = x;
+          best_d = d;
+          best_e = e;
+        }
+      }
+    }
+    if (best_x < 0) return false;
+    MoveItem(best_d, c, best_x);
+    if (best_e >= 0) MoveItem(best_e, best_x, c);
+    ++moves_;
+    return true;
+  }
+
+  void MoveItem(int32_t item, int32_t from, int32_t to) {
+    SetCost(from, cost_[from] - costs_[item]);
+    SetCost(to, cost_[to] + costs_[item]);
+    tokens_[from] -= lengths_[item];
+    tokens_[to] += lengths_[item];
+    std::vector<int32_t>& list = items_[from];
+    list.erase(std::find(list.begin(), list.end(), item));
+    items_[to].push_back(item);
+  }
+
+  void SetCost(int32_t c, double cost) {
+    auto& slot = by_cost_[slot_[c]];
+    slot.erase({cost_[c], c});
+    slot_total_[slot_[c]] += cost - cost_[c];
+    cost_[c] = cost;
+    slot.insert({cost, c});
+  }
+
+  absl::Span<const int64_t> lengths_;
+  absl::Span<const double> costs_;
+  const SlotBalanceOptions& o_;
+  const int64_t r_, m_;
+  std::vector<std::vector<int32_t>> items_;
+  std::vector<double> cost_;
+  std::vector<int64_t> tokens_;
+  std::vector<int32_t> slot_;
+  std::vector<std::set<std::pair<double, int32_t>>> by_cost_;
+  std::vector<double> slot_total_;
+  int64_t moves_ = 0;
+};
+
+// The sum over slots of the heaviest microbatch (item costs additive).
+double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> costs, int64_t r,
+                  int64_t m) {
+  std::vector<double> cell(r * m, 0.0);
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] >= 0) cell[where[i]] += costs[i];
+  }
+  double sum = 0;
+  for (int64_t j = 0; j < m; ++j) {
+    double largest = 0;
+    for (int64_t k = 0; k < r; ++k) largest = std::max(largest, cell[k * m + j]);
+    sum += largest;
+  }
+  return sum;
+}
+
+}  // namespace
+
+std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
+                                      absl::Span<const double> costs, const SlotBalanceOptions& o,
+                                      SlotBalanceStats* stats) {
+  const int64_t r = o.num_ranks, m = o.microbatches_per_rank;
+  DocumentPlanOptions pool;
+  pool.num_ranks = r * m;
+  pool.microbatches_per_rank = 1;
+  pool.cap = o.cap;
+  pool.tolerance = o.tolerance;
+  SlotSearch search(lengths, costs, o, PlanDocuments(lengths, costs, pool));
+  search.Band();
+  if (o.search) {
+    const int64_t budget = o.max_moves >= 0 ? o.max_moves : 2 * r * m + 1024;
+    search.Search(budget);
+    search.Flow(1);
+    search.Band();
+    search.Search(3 * budget);
+  }
+  if (stats != nullptr) stats->moves = search.moves();
+  std::vector<int32_t> where = search.Assign(lengths.size());
+  if (o.search && r * m <= kCompareBelow) {
+    // Small steps: the rank-balanced plan's microbatches, banded, when
+    // their slot maxima sum lower (never worse than planning for STEP).
+    DocumentPlanOptions ranks = pool;
+    ranks.num_ranks = r;
+    ranks.microbatches_per_rank = m;
+    SlotSearch other(lengths, costs, o, PlanDocuments(lengths, costs, ranks));
+    other.Band();
+    std::vector<int32_t> banded = other.Assign(lengths.size());
+    const auto unplaced = [](const std::vector<int32_t>& w) {
+      return std::count(w.begin(), w.end(), -1);
+    };
+    if (unplaced(banded) < unplaced(where) ||
+        (unplaced(banded) == unplaced(where) &&
+         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+      where = std::move(banded);
+    }
+  }
+  return where;
+}
+
+}  // namespace flopspack::pack
