@@ -1,67 +1,61 @@
 // flopspack plan: one global batch onto ranks x microbatches with the step
 // planner, and (--compare) how each algorithm would do on it.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
 #include "simulate_ranks.h"
 #include "status.h"
 #include "step_data.h"
 
-ABSL_FLAG(std::string, order, "descending",
-          "which microbatch runs in which slot: descending (heaviest first, even per-slot cost), "
-          "light-ends (lightest at both ends), as-planned");
-
 namespace flopspack::cli {
 namespace {
 
-StepSettings SettingsFromFlags(const Invocation& invocation) {
+struct PlanOptions {
+  std::string ranks = "8";
+  int64_t capacity = 8192;
+  uint64_t microbatches = 0;  // 0 = the fewest that hold the batch
+  std::string algorithm = "documents";
+  std::string order = "descending";
+  std::string overflow = "split";
+  uint64_t seed = 0;
+  bool compare = false;
+  bool plan = false;
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
+
+StepSettings Settings(const PlanOptions& o) {
   NameField("max_tokens_per_microbatch", "--capacity");
   StepSettings s;
-  const uint64_t ranks = SingleRankCount(invocation, 8);
+  const uint64_t ranks = SingleRankCount(o.ranks);
   if (ranks > UINT32_MAX) throw UsageError("--ranks: at most 4294967295 ranks");
   s.num_ranks = static_cast<uint32_t>(ranks);
-  // Unlike simulate, the planner picks the fewest microbatches that hold the
-  // batch unless --microbatches is given.
-  const uint64_t microbatches =
-      invocation.Given("microbatches") ? absl::GetFlag(FLAGS_microbatches) : 0;
-  if (microbatches > UINT32_MAX) throw UsageError("--microbatches: too large");
-  s.microbatches = static_cast<uint32_t>(microbatches);
-  s.capacity = absl::GetFlag(FLAGS_capacity);
-  if (s.capacity <= 0) {
-    throw UsageError(
-        absl::StrFormat("--capacity=%d: must be a positive number of tokens", s.capacity));
-  }
-  s.seed = absl::GetFlag(FLAGS_seed);
-  const std::string order = absl::GetFlag(FLAGS_order);
-  if (order == "descending") {
-    s.ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
-  } else if (order == "light-ends") {
-    s.ordering = FLOPSPACK_SLOT_ORDER_LIGHT_ENDS;
-  } else if (order == "as-planned") {
-    s.ordering = FLOPSPACK_SLOT_ORDER_AS_PLANNED;
-  } else {
-    throw UsageError(
-        absl::StrFormat("--order=%s: expected descending, light-ends or as-planned", order));
-  }
-  s.overflow = ParseOverflow(invocation, "split", {"split", "defer", "error"});
+  if (o.microbatches > UINT32_MAX) throw UsageError("--microbatches: too large");
+  s.microbatches = static_cast<uint32_t>(o.microbatches);
+  s.capacity = o.capacity;
+  s.seed = o.seed;
+  s.ordering = o.order == "light-ends"   ? FLOPSPACK_SLOT_ORDER_LIGHT_ENDS
+               : o.order == "as-planned" ? FLOPSPACK_SLOT_ORDER_AS_PLANNED
+                                         : FLOPSPACK_SLOT_ORDER_DESCENDING;
+  s.overflow = OverflowValue(o.overflow);
   return s;
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("plan", true);
-  const StepSettings settings = SettingsFromFlags(invocation);
-  const StepAlgorithm& algorithm = FindStepAlgorithm(
-      invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "documents");
-  const bool compare = absl::GetFlag(FLAGS_compare);
-  const bool show_plan = absl::GetFlag(FLAGS_plan);
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+void Run(const PlanOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "plan", true);
+  const StepSettings settings = Settings(o);
+  const StepAlgorithm& algorithm = FindStepAlgorithm(o.algorithm);
+  const bool compare = o.compare;
+  const bool show_plan = o.plan;
+  const Context context = LoadContext(o.input, o.cost, path);
   if (settings.overflow == FLOPSPACK_OVERFLOW_ERROR) {
     RequireWithinCapacity(context, settings.capacity);
   }
@@ -115,13 +109,13 @@ void Run(const Invocation& invocation) {
     out.Set("ranks", std::move(rank_json));
     if (compare) out.Set("comparison", std::move(comparison_json));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), true));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   if (format == Format::kCsv) {
-    Emit(show_plan ? PlanGroupsCsvTable(plan.get(), true).Csv()
-         : compare ? comparison.Csv()
-                   : ranks.Csv());
+    Emit(o.output, show_plan ? PlanGroupsCsvTable(plan.get(), true).Csv()
+                   : compare ? comparison.Csv()
+                             : ranks.Csv());
     return;
   }
   std::string text = TableHeader(context);
@@ -136,7 +130,40 @@ void Run(const Invocation& invocation) {
   } else if (loads.size() <= 64) {
     text += "\nranks\n" + ranks.Text();
   }
-  Emit(text);
+  Emit(o.output, text);
+}
+
+std::vector<std::string> StepAlgorithmNames() {
+  std::vector<std::string> names;
+  for (const StepAlgorithm& a : StepAlgorithms()) names.push_back(a.name);
+  return names;
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<PlanOptions>();
+  AddRanks(app, o->ranks, "data-parallel ranks (GPUs) sharing the batch");
+  AddCapacity(app, o->capacity,
+              "the memory cap of one microbatch, in tokens (the planner's "
+              "max_tokens_per_microbatch)");
+  AddMicrobatches(app, o->microbatches, 0,
+                  "microbatches (gradient-accumulation steps) per rank (default: the fewest that "
+                  "hold the batch)");
+  AddAlgorithm(app, o->algorithm, StepAlgorithmNames(),
+               "documents (cost-balanced documents under the cap), random, tokens or sequences");
+  app.add_option("--order", o->order,
+                 "which microbatch runs in which slot: descending (heaviest first, even per-slot "
+                 "cost), light-ends (lightest at both ends), as-planned")
+      ->type_name("NAME")
+      ->capture_default_str()
+      ->check(OneOf({"descending", "light-ends", "as-planned"}));
+  AddOverflow(app, o->overflow, {"split", "defer", "error"});
+  AddSeed(app, o->seed);
+  AddCompareSwitch(app, o->compare);
+  AddPlanSwitch(app, o->plan);
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -154,14 +181,9 @@ Command PlanCommand() {
           "--algorithm: documents (default: cost-balanced documents under the cap), random\n"
           "(concatenate, cut, deal at random), tokens (balance tokens), sequences (pack, then\n"
           "balance sequences). --overflow: split (default), defer or error.",
-          Concat({{"ranks", "capacity", "microbatches", "algorithm", "order", "overflow", "seed",
-                   "compare", "plan"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags()}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli
