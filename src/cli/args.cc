@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "status.h"
@@ -113,6 +114,24 @@ void CommandLine::Parse(const std::vector<std::string>& args) {
     }
     throw UsageError(
         absl::StrFormat("unknown flag '%s' (see flopspack %s --help)", flag, command_.name));
+  }
+  // CLI11 saturates an integer out of range (strtoll) and reads -1 into an
+  // unsigned option as its two's complement; both are usage errors here.
+  for (const CLI::Option* option : app_.get_options()) {
+    const std::string type = option->get_type_name();
+    const bool is_unsigned = absl::StartsWith(type, "UINT");
+    if (!is_unsigned && !absl::StartsWith(type, "INT")) continue;
+    for (const std::string& value : option->results()) {
+      int64_t signed_value = 0;
+      uint64_t unsigned_value = 0;
+      if (is_unsigned ? absl::SimpleAtoi(value, &unsigned_value)
+                      : absl::SimpleAtoi(value, &signed_value)) {
+        continue;
+      }
+      throw UsageError(absl::StrFormat(
+          "--%s=%s: expected %s of at most %s", option->get_lnames().front(), value, Expected(type),
+          is_unsigned ? "18446744073709551615" : "9223372036854775807"));
+    }
   }
   if (help_) return;
   const int n = static_cast<int>(positional_.size());

@@ -109,6 +109,7 @@ void AddShapeOptions(CLI::App& app, ShapeOptions& o) {
   AddSwitch(app, "recompute", o.recompute, "full activation recompute: 4x forward instead of 3x");
   app.add_option("--attention", o.attention,
                  "attention span in a packed sequence: document (varlen masking) or sequence")
+      ->type_name("NAME")
       ->capture_default_str()
       ->check(OneOf({"document", "sequence"}));
 }

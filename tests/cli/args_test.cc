@@ -116,6 +116,11 @@ TEST(ArgsTest, MessagesNameTheFlagAsWritten) {
   EXPECT_EQ(MessageOf({"--cost=cubic", "f"}),
             "--cost=cubic: expected tokens, quadratic, transformer");
   EXPECT_EQ(MessageOf({"f", "--layers"}), "flag '--layers' needs a value");
+  // Out of range: not saturated to the largest value (as strtoll would).
+  EXPECT_EQ(MessageOf({"--capacity=99999999999999999999", "f"}),
+            "--capacity=99999999999999999999: expected an integer of at most "
+            "9223372036854775807");
+  EXPECT_EQ(ErrorOf({"--capacity=9223372036854775807", "f"}).code(), kExitOk);
   EXPECT_EQ(MessageOf({"a", "b"}),
             "expected 1 argument, got 2: usage: flopspack test [flags] LENGTHS");
 }

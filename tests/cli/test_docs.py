@@ -11,8 +11,10 @@ other command must exit 0.
 To stay a few seconds long, simulated steps are capped: `--steps=1` and
 `--report-steps=1 --ranks=64,512 --decide-at=64,512` are appended to
 simulate and report (later flags win); nothing else is changed. The two
-pages take about 15 s together (the example dataset is read by a dozen
-commands, and report renders its figures).
+pages took 58 s together on the loaded 2-core build machine: each runs
+`flopspack report`, whose matplotlib renderer takes about 14 s there, and
+cli.md also runs its Chromium screenshot command when Chromium is installed;
+the rest is a second or two per command on the 100,000-document example.
 
 Needs FLOPSPACK_CLI and FLOPSPACK_SOURCE_DIR (set by ctest).
 """
