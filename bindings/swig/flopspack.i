@@ -160,6 +160,15 @@ FLOPSPACK_WRAP(flopspack_bucket_stream_ready)
 FLOPSPACK_WRAP(flopspack_bucket_stream_take)
 FLOPSPACK_WRAP(flopspack_bucket_stream_deferred)
 FLOPSPACK_WRAP(flopspack_bucket_stream_leftover)
+/* context parallelism */
+FLOPSPACK_WRAP(flopspack_plan_shard_context_parallel)
+FLOPSPACK_WRAP(flopspack_cp_shard_group_count)
+FLOPSPACK_WRAP(flopspack_swig_cp_shard_chunk_items)
+FLOPSPACK_WRAP(flopspack_swig_cp_shard_chunk_offsets)
+FLOPSPACK_WRAP(flopspack_swig_cp_shard_chunk_lengths)
+FLOPSPACK_WRAP(flopspack_cp_shard_rank_cost)
+FLOPSPACK_WRAP(flopspack_cp_shard_group_layout)
+FLOPSPACK_WRAP(flopspack_cp_shard_metrics)
 /* Deliberately not wrapped: flopspack_last_error_message (read by the status
  * typemap inside each call), flopspack_*_destroy (called by the handle
  * destructors), flopspack_cost_model_custom (a per-language trampoline),
@@ -174,7 +183,8 @@ FLOPSPACK_WRAP(flopspack_bucket_stream_leftover)
  * flopspack_balance (costs and tokens share n; tokens optional),
  * flopspack_stats_create_from_histogram / _histogram / _entries,
  * flopspack_simulate_result_series / flopspack_simulate_sweep (implied
- * sizes or size queries: see the helpers). The simulate options' progress
+ * sizes or size queries: see the helpers), flopspack_cp_shard_chunks (three
+ * views: the flopspack_swig_cp_shard_chunk_* helpers). The simulate options' progress
  * callback is set per language (a Python callable) or left NULL. */
 
 /* ---- Handles: owning objects, destroyed exactly once. ---- */
@@ -195,6 +205,7 @@ FLOPSPACK_HANDLE(flopspack_bucket_stream, flopspack_bucket_stream_destroy)
 FLOPSPACK_HANDLE(flopspack_step_planner, flopspack_step_planner_destroy)
 FLOPSPACK_HANDLE(flopspack_stats, flopspack_stats_destroy)
 FLOPSPACK_HANDLE(flopspack_simulate_result, flopspack_simulate_result_destroy)
+FLOPSPACK_HANDLE(flopspack_cp_shard, flopspack_cp_shard_destroy)
 
 /* ---- Output structs: constructed with struct_size already set. ---- */
 %define FLOPSPACK_OUTPUT_STRUCT(type, ctype)
@@ -226,6 +237,7 @@ FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_tail, flopspack_stats_tail)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_stats_comparison, flopspack_stats_comparison)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_simulate_summary, flopspack_simulate_summary)
 FLOPSPACK_OUTPUT_STRUCT(flopspack_bucket_sampler_diagnostics, flopspack_bucket_sampler_diagnostics)
+FLOPSPACK_OUTPUT_STRUCT(flopspack_cp_metrics, flopspack_cp_metrics)
 /* Fixed-size array members are read through index accessors (the same in
  * every language) instead of SWIG's raw array pointers. */
 %ignore flopspack_stats_comparison::levels;
@@ -281,6 +293,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   flopspack_prediction_quality* out
 };
 %apply SWIGTYPE* OUT_STRUCT { flopspack_bucket_sampler_diagnostics* out };
+%apply SWIGTYPE* OUT_STRUCT { flopspack_cp_metrics* out };
 %apply size_t* OUT_SIZE { size_t* accepted };
 
 /* ---- Arrays and scalars by argument name (header naming conventions). ---- */
@@ -318,7 +331,9 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
   (double* out_group_costs, size_t num_out_group_costs)
 };
 %apply double* OUT_DOUBLE { double* out_cost, double* out_overhead, double* cost, double* out, double* distance };
+%apply double* OUT_DOUBLE { double* balance };
 %apply int* OUT_INT { int* out_additive, int* out_has_slots };
+%apply int* OUT_INT { int* layout };
 %apply size_t* OUT_SIZE {
   size_t* rank, size_t* microbatch, size_t* out_sequences, size_t* size, size_t* written,
   size_t* out_groups, size_t* out_entries
@@ -328,7 +343,7 @@ FLOPSPACK_OPTIONS_STRUCT(flopspack_step_planner_options, flopspack_step_planner_
 %apply int64_t* OUT_INT64 {
   /* Careful: SWIG matches these names on const int64_t* too. */
   int64_t* real_tokens, int64_t* computed_tokens, int64_t* out_padding, int64_t* first_id,
-  int64_t* tokens, int64_t* length
+  int64_t* tokens, int64_t* length, int64_t* kv_tokens
 };
 %apply (const int64_t** VIEW, size_t* N) {
   (const int64_t** items, size_t* n), (const int64_t** upper_bounds, size_t* n)
@@ -422,6 +437,22 @@ flopspack_status flopspack_swig_plan_deferred(const flopspack_plan* plan, const 
 flopspack_status flopspack_swig_plan_metrics(const flopspack_plan* plan,
                                              flopspack_plan_metrics_data* out) {
   return flopspack_plan_metrics(plan, out);
+}
+/* The borrowed views of flopspack_cp_shard_chunks, one array per call. */
+flopspack_status flopspack_swig_cp_shard_chunk_items(const flopspack_cp_shard* shard, size_t group,
+                                                     size_t cp_rank, const int64_t** items,
+                                                     size_t* n) {
+  return flopspack_cp_shard_chunks(shard, group, cp_rank, items, NULL, NULL, n);
+}
+flopspack_status flopspack_swig_cp_shard_chunk_offsets(const flopspack_cp_shard* shard,
+                                                       size_t group, size_t cp_rank,
+                                                       const int64_t** items, size_t* n) {
+  return flopspack_cp_shard_chunks(shard, group, cp_rank, NULL, items, NULL, n);
+}
+flopspack_status flopspack_swig_cp_shard_chunk_lengths(const flopspack_cp_shard* shard,
+                                                       size_t group, size_t cp_rank,
+                                                       const int64_t** items, size_t* n) {
+  return flopspack_cp_shard_chunks(shard, group, cp_rank, NULL, NULL, items, n);
 }
 /* flopspack_stream_packer_save / _restore with byte arrays: with an empty
  * buffer, save stores the size needed (the C NULL-buffer query). */

@@ -1269,6 +1269,103 @@ FLOPSPACK_API flopspack_status flopspack_cost_model_evaluate(
     const int64_t* document_lengths, const size_t* sample_offsets, const double* seconds,
     size_t num_samples, flopspack_prediction_quality* out);
 
+/* ------------------------------------------------------------------------
+ * Context parallelism (docs/context-parallel.md).
+ *
+ * A context-parallel (CP) group of C GPUs shares each packed sequence of a
+ * plan: flopspack_plan_shard_context_parallel cuts every group of a plan
+ * into chunks (item, offset, length) per CP rank and costs each CP rank
+ * exactly for causal attention within documents (a chunk's queries attend
+ * to its own document's earlier tokens, wherever they sit). Each plan entry
+ * is a document or a piece of one; a piece attends within itself, as
+ * everywhere in flopspack. A shard is immutable and may be read from
+ * several threads at once.
+ * ---------------------------------------------------------------------- */
+
+/* How a packed sequence is cut over the CP ranks. Append-only. */
+typedef enum flopspack_cp_layout {
+  /* The packed sequence is cut into 2C equal chunks (the remainder one
+   * token per CP rank) and CP rank i takes chunks i and 2C-1-i: the
+   * Megatron-LM / Transformer Engine layout, even for one document filling
+   * the sequence, uneven when documents are packed. */
+  FLOPSPACK_CP_SEQUENCE_HEAD_TAIL = 0,
+  /* Every document is cut into 2C chunks and CP rank i takes its chunks i
+   * and 2C-1-i (Transformer Engine's THD layout; WLB-LLM's per-document
+   * sharding): even to the remainder tokens, more key/value traffic. */
+  FLOPSPACK_CP_DOCUMENT_HEAD_TAIL = 1,
+  /* Per sequence, whichever of the two gives the lower maximum CP-rank cost
+   * (ties: the per-sequence layout, which moves fewer keys and values). */
+  FLOPSPACK_CP_ADAPTIVE = 2
+} flopspack_cp_layout;
+
+typedef struct flopspack_cp_shard flopspack_cp_shard;
+
+/* Shards every group of the plan over context_parallel_size CP ranks
+ * (1 .. 65536) with the layout (a flopspack_cp_layout), costing chunks with
+ * the model: a chunk [a, b) of a document of length l costs what the model
+ * says its tokens a .. b-1 cost attending within the document (for the
+ * transformer, exact in closed form; for token and polynomial models, the
+ * prefix rule cost(b) - cost(a)); every CP rank of a non-empty sequence
+ * also pays the model's per-sequence overhead. The model must be additive:
+ * a transformer with FLOPSPACK_ATTENTION_SEQUENCE or a custom model is
+ * FLOPSPACK_INVALID_ARGUMENT. Documents shorter than 2C tokens simply give
+ * some CP ranks no chunk of them. */
+FLOPSPACK_API flopspack_status flopspack_plan_shard_context_parallel(
+    const flopspack_plan* plan, const flopspack_cost_model* model, uint64_t context_parallel_size,
+    int layout, flopspack_cp_shard** out);
+
+/* Number of groups (the plan's). 0 for NULL. */
+FLOPSPACK_API size_t flopspack_cp_shard_group_count(const flopspack_cp_shard* shard);
+
+/* Borrowed views of the chunks of CP rank cp_rank in group `group`, in the
+ * order that CP rank lays them out: chunk k is tokens [offsets[k],
+ * offsets[k] + lengths[k]) of item items[k] (an index into the plan's input,
+ * offsets within the item as flopspack_plan_group_offsets counts them). The
+ * chunks of all CP ranks of a group tile its entries exactly, no chunk
+ * empty. Any of items / offsets / lengths may be NULL if not wanted. Valid
+ * until the shard is destroyed. */
+FLOPSPACK_API flopspack_status flopspack_cp_shard_chunks(const flopspack_cp_shard* shard,
+                                                         size_t group, size_t cp_rank,
+                                                         const int64_t** items,
+                                                         const int64_t** offsets,
+                                                         const int64_t** lengths, size_t* n);
+
+/* What CP rank cp_rank of group `group` costs, and the key/value tokens it
+ * receives from the other CP ranks (the tokens of [0, end of its last chunk)
+ * of each document it holds a chunk of, minus those it holds). Either
+ * out-pointer may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_cp_shard_rank_cost(const flopspack_cp_shard* shard,
+                                                            size_t group, size_t cp_rank,
+                                                            double* cost, int64_t* kv_tokens);
+
+/* The layout group `group` was cut with (never FLOPSPACK_CP_ADAPTIVE) and
+ * its CP-rank balance (mean / max CP-rank cost, 1 for an empty group).
+ * Either out-pointer may be NULL. */
+FLOPSPACK_API flopspack_status flopspack_cp_shard_group_layout(const flopspack_cp_shard* shard,
+                                                               size_t group, int* layout,
+                                                               double* balance);
+
+/* The figures of a shard. Output struct: set struct_size before the call. */
+typedef struct flopspack_cp_metrics {
+  uint32_t struct_size;
+  uint64_t context_parallel_size;
+  uint64_t num_groups;
+  uint64_t num_chunks;
+  /* Sum over groups of the mean CP-rank cost / sum of the max (every
+   * sequence waits for its slowest CP rank); 1 = no CP straggler. */
+  double balance_efficiency;
+  double worst_balance; /* min over groups of mean / max CP-rank cost */
+  double max_cp_rank_cost, mean_cp_rank_cost;
+  int64_t kv_tokens; /* key/value tokens received, all groups and CP ranks */
+  /* Groups cut per sequence / per document (adaptive chooses per group). */
+  uint64_t sequence_layout_groups, document_layout_groups;
+} flopspack_cp_metrics;
+
+FLOPSPACK_API flopspack_status flopspack_cp_shard_metrics(const flopspack_cp_shard* shard,
+                                                          flopspack_cp_metrics* out);
+
+FLOPSPACK_API void flopspack_cp_shard_destroy(flopspack_cp_shard* shard);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

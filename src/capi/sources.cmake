@@ -1,6 +1,7 @@
 target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/capi_util.cc
   ${CMAKE_CURRENT_LIST_DIR}/cost_model_capi.cc
+  ${CMAKE_CURRENT_LIST_DIR}/cp_capi.cc
   ${CMAKE_CURRENT_LIST_DIR}/pack_capi.cc
   ${CMAKE_CURRENT_LIST_DIR}/plan_capi.cc
   ${CMAKE_CURRENT_LIST_DIR}/simulate_capi.cc

@@ -2,11 +2,14 @@
 // planner, and (--compare) how each algorithm would do on it.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "context.h"
+#include "handles.h"
+#include "json.h"
 #include "options.h"
 #include "output.h"
 #include "plan_output.h"
@@ -27,10 +30,74 @@ struct PlanOptions {
   uint64_t seed = 0;
   bool compare = false;
   bool plan = false;
+  uint64_t cp = 0;                       // context-parallel size; 0 = no context parallelism
+  std::optional<std::string> cp_layout;  // unset: adaptive
   InputOptions input;
   CostOptions cost;
   OutputOptions output;
 };
+
+struct CpLayoutName {
+  const char* name;
+  int value;
+};
+constexpr CpLayoutName kCpLayouts[] = {{"sequence", FLOPSPACK_CP_SEQUENCE_HEAD_TAIL},
+                                       {"document", FLOPSPACK_CP_DOCUMENT_HEAD_TAIL},
+                                       {"adaptive", FLOPSPACK_CP_ADAPTIVE}};
+
+int CpLayoutValue(const std::string& name) {
+  for (const CpLayoutName& l : kCpLayouts) {
+    if (name == l.name) return l.value;
+  }
+  return FLOPSPACK_CP_ADAPTIVE;  // the --cp-layout validator admits only the names above
+}
+
+// The plan's microbatches sharded over `cp` CP ranks under every layout
+// (the chosen one first): the CP-rank balance each gives.
+struct CpResult {
+  const char* layout;
+  flopspack_cp_metrics metrics;
+};
+
+std::vector<CpResult> ShardEveryLayout(const flopspack_plan* plan,
+                                       const flopspack_cost_model* model, uint64_t cp, int chosen) {
+  CostModelPtr tokens;
+  if (model == nullptr) {
+    flopspack_cost_model* m = nullptr;
+    Check(flopspack_cost_model_tokens(&m), "making the tokens model");
+    tokens.reset(m);
+    model = m;
+  }
+  std::vector<CpResult> out;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const CpLayoutName& l : kCpLayouts) {
+      if ((pass == 0) != (l.value == chosen)) continue;
+      flopspack_cp_shard* raw = nullptr;
+      Check(flopspack_plan_shard_context_parallel(plan, model, cp, l.value, &raw),
+            "sharding over the CP ranks");
+      const CpShardPtr shard(raw);
+      CpResult r{l.name, {}};
+      r.metrics.struct_size = sizeof(r.metrics);
+      Check(flopspack_cp_shard_metrics(shard.get(), &r.metrics), "reading the CP metrics");
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+Json CpMetricsJson(const flopspack_cp_metrics& m) {
+  Json j = Json::Object();
+  j.Set("context_parallel_size", static_cast<int64_t>(m.context_parallel_size));
+  j.Set("num_chunks", static_cast<int64_t>(m.num_chunks));
+  j.Set("balance_efficiency", m.balance_efficiency);
+  j.Set("worst_balance", m.worst_balance);
+  j.Set("max_cp_rank_cost", m.max_cp_rank_cost);
+  j.Set("mean_cp_rank_cost", m.mean_cp_rank_cost);
+  j.Set("kv_tokens", m.kv_tokens);
+  j.Set("sequence_layout_groups", static_cast<int64_t>(m.sequence_layout_groups));
+  j.Set("document_layout_groups", static_cast<int64_t>(m.document_layout_groups));
+  return j;
+}
 
 StepSettings Settings(const PlanOptions& o) {
   NameField("max_tokens_per_microbatch", "--capacity");
@@ -60,8 +127,33 @@ void Run(const PlanOptions& o, const std::string& path) {
     RequireWithinCapacity(context, settings.capacity);
   }
 
+  const uint64_t cp = o.cp;
+  if (cp > 65536) throw UsageError(absl::StrFormat("--cp=%d: at most 65536 CP ranks", cp));
+  const int cp_layout = CpLayoutValue(o.cp_layout.value_or("adaptive"));
+  if (cp == 0 && o.cp_layout) {
+    throw UsageError("--cp-layout needs --cp (the context-parallel size)");
+  }
+
   const PlanPtr plan = PlanStep(context.lengths.values, context.model.get(), algorithm, settings);
   const struct flopspack_plan_metrics metrics = PlanMetrics(plan.get());
+  const std::vector<CpResult> cp_results =
+      cp > 0 ? ShardEveryLayout(plan.get(), context.model.get(), cp, cp_layout)
+             : std::vector<CpResult>{};
+  Table cp_table(
+      {"<CP layout", "CP-rank balance", "worst microbatch", "KV tokens / CP rank", "per-document"});
+  Json cp_json = Json::Array();
+  for (const CpResult& r : cp_results) {
+    const flopspack_cp_metrics& m = r.metrics;
+    const double slots = static_cast<double>(m.num_groups) * static_cast<double>(cp);
+    cp_table.AddRow(
+        {absl::StrCat(r.layout, &r == &cp_results[0] ? " (chosen)" : ""),
+         Percent(m.balance_efficiency, 3), Percent(m.worst_balance, 3),
+         slots > 0 ? absl::StrFormat("%.1f", static_cast<double>(m.kv_tokens) / slots) : "-",
+         absl::StrFormat("%d of %d", m.document_layout_groups, m.num_groups)});
+    Json j = CpMetricsJson(m);
+    j.Set("layout", r.layout);
+    cp_json.Push(std::move(j));
+  }
   const std::vector<RankLoad> loads = RankLoads(plan.get(), metrics.num_ranks);
 
   Table ranks({"rank", "tokens", "cost", "cost / mean"});
@@ -108,6 +200,7 @@ void Run(const PlanOptions& o, const std::string& path) {
     }
     out.Set("ranks", std::move(rank_json));
     if (compare) out.Set("comparison", std::move(comparison_json));
+    if (cp > 0) out.Set("context_parallel", std::move(cp_json));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), true));
     Emit(o.output, out.Dump());
     return;
@@ -125,6 +218,13 @@ void Run(const PlanOptions& o, const std::string& path) {
       OrderName(settings.ordering));
   text += PlanMetricsTable(metrics, context.spec.unit).Text();
   if (compare) text += "\nevery algorithm on this batch\n" + comparison.Text();
+  if (cp > 0) {
+    text += absl::StrFormat(
+        "\ncontext parallelism: every microbatch over %d CP ranks (CP-rank balance = sum of "
+        "mean / sum of max CP-rank cost)\n",
+        cp);
+    text += cp_table.Text();
+  }
   if (show_plan) {
     text += "\n" + PlanGroupsTable(plan.get(), true).Text();
   } else if (loads.size() <= 64) {
@@ -160,6 +260,15 @@ Runner Define(CLI::App& app) {
   AddSeed(app, o->seed);
   AddCompareSwitch(app, o->compare);
   AddPlanSwitch(app, o->plan);
+  app.add_option("--cp", o->cp,
+                 "context-parallel size: shard every microbatch over this many CP ranks and print "
+                 "the CP-rank balance (default: 0 = no context parallelism)");
+  app.add_option("--cp-layout", o->cp_layout,
+                 "with --cp: sequence (head-tail of the packed sequence), document (head-tail of "
+                 "every document) or adaptive (per microbatch, the lower maximum CP-rank cost) "
+                 "(default: adaptive)")
+      ->type_name("NAME")
+      ->check(OneOf({"sequence", "document", "adaptive"}));
   AddInputOptions(app, o->input);
   AddCostOptions(app, o->cost);
   AddOutputOptions(app, o->output);
@@ -180,7 +289,10 @@ Command PlanCommand() {
           "prints the microbatches (--csv: group,rank,slot,item,tokens).\n"
           "--algorithm: documents (default: cost-balanced documents under the cap), random\n"
           "(concatenate, cut, deal at random), tokens (balance tokens), sequences (pack, then\n"
-          "balance sequences). --overflow: split (default), defer or error.",
+          "balance sequences). --overflow: split (default), defer or error.\n"
+          "--cp C shards every microbatch over a context-parallel group of C GPUs and prints\n"
+          "the CP-rank balance under each layout (--cp-layout: sequence, document or adaptive,\n"
+          "the default, listed first; JSON: context_parallel).",
           1,
           1,
           Define};

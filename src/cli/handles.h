@@ -18,6 +18,11 @@ struct PlanDeleter {
 };
 using PlanPtr = std::unique_ptr<flopspack_plan, PlanDeleter>;
 
+struct CpShardDeleter {
+  void operator()(flopspack_cp_shard* shard) const { flopspack_cp_shard_destroy(shard); }
+};
+using CpShardPtr = std::unique_ptr<flopspack_cp_shard, CpShardDeleter>;
+
 }  // namespace flopspack::cli
 
 #endif  // FLOPSPACK_CLI_HANDLES_H_

@@ -36,4 +36,16 @@ absl::StatusOr<double> CostModel::DocumentCostAsTrained(int64_t length, int64_t 
   return cost;
 }
 
+absl::StatusOr<double> CostModel::DocumentChunkCost(int64_t /*length*/, int64_t begin,
+                                                    int64_t end) const {
+  if (begin >= end) return 0.0;
+  absl::StatusOr<double> upto_end = DocumentCost(end);
+  if (!upto_end.ok()) return upto_end.status();
+  if (begin == 0) return *upto_end;
+  absl::StatusOr<double> upto_begin = DocumentCost(begin);
+  if (!upto_begin.ok()) return upto_begin.status();
+  // A custom model need not grow with the length: never a negative chunk.
+  return std::max(0.0, *upto_end - *upto_begin);
+}
+
 }  // namespace flopspack::cost

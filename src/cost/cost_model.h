@@ -47,6 +47,20 @@ class CostModel {
   // floor(length / capacity) * DocumentCost(capacity) + DocumentCost(rest).
   // capacity = 0: the document whole (DocumentCost). O(1) model calls.
   absl::StatusOr<double> DocumentCostAsTrained(int64_t length, int64_t capacity) const;
+
+  // Cost of the tokens [begin, end) of one document of `length` tokens, the
+  // document attending within itself (a context-parallel chunk: its queries
+  // attend to the document's keys wherever they sit). Preconditions:
+  // 0 <= begin <= end <= length, length > 0. The default is the prefix rule
+  // DocumentCost(end) - DocumentCost(begin) with DocumentCost(0) = 0, exact
+  // for any model whose document cost is a sum over tokens t of a work w(t)
+  // that depends only on t (causal attention: token t attends to t + 1
+  // keys); the per-document constant falls on the chunk holding token 0.
+  // Models with a closed form override it (no cancellation, and the
+  // transformer without a causal mask, where every token attends to all
+  // `length` keys). Chunks that tile [0, length) sum to DocumentCost(length).
+  virtual absl::StatusOr<double> DocumentChunkCost(int64_t length, int64_t begin,
+                                                   int64_t end) const;
 };
 
 }  // namespace flopspack::cost

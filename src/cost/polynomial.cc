@@ -26,4 +26,11 @@ absl::StatusOr<double> PolynomialModel::SequenceCost(absl::Span<const int64_t> l
   return total;
 }
 
+absl::StatusOr<double> PolynomialModel::DocumentChunkCost(int64_t /*length*/, int64_t begin,
+                                                          int64_t end) const {
+  if (begin >= end) return 0.0;
+  const double b = static_cast<double>(begin), e = static_cast<double>(end);
+  return (begin == 0 ? c_.per_document : 0.0) + (e - b) * (c_.linear + c_.quadratic * (e + b));
+}
+
 }  // namespace flopspack::cost

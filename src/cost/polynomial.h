@@ -27,6 +27,11 @@ class PolynomialModel final : public CostModel {
   absl::StatusOr<double> DocumentCost(int64_t length) const override { return Document(length); }
   double SequenceOverhead() const override { return c_.per_sequence; }
   bool IsAdditive() const override { return true; }
+  // The prefix rule in closed form: the quadratic term read as causal
+  // attention, quadratic * (end^2 - begin^2) = quadratic * (end - begin) *
+  // (end + begin), per_document on the chunk holding token 0.
+  absl::StatusOr<double> DocumentChunkCost(int64_t length, int64_t begin,
+                                           int64_t end) const override;
 
   const PolynomialCoefficients& coefficients() const { return c_; }
 

@@ -3,6 +3,7 @@ target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/custom.cc
   ${CMAKE_CURRENT_LIST_DIR}/evaluate.cc
   ${CMAKE_CURRENT_LIST_DIR}/fit.cc
+  ${CMAKE_CURRENT_LIST_DIR}/multimodal.cc
   ${CMAKE_CURRENT_LIST_DIR}/nnls.cc
   ${CMAKE_CURRENT_LIST_DIR}/polynomial.cc
   ${CMAKE_CURRENT_LIST_DIR}/samples.cc
@@ -10,5 +11,6 @@ target_sources(flopspack_objects PRIVATE
 set(FLOPSPACK_COST_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/evaluate_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/fit_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/multimodal_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/polynomial_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/transformer_test.cc)

@@ -87,6 +87,15 @@ double TransformerModel::Document(int64_t length) const {
          (dense_per_token_ * static_cast<double>(length) + AttentionForwardFlops(length));
 }
 
+absl::StatusOr<double> TransformerModel::DocumentChunkCost(int64_t length, int64_t begin,
+                                                           int64_t end) const {
+  if (begin >= end) return 0.0;
+  const double queries = static_cast<double>(end - begin);
+  const double scores = shape_.causal ? queries * static_cast<double>(begin + end + 1) / 2
+                                      : queries * static_cast<double>(length);
+  return multiplier_ * (dense_per_token_ * queries + attention_per_score_ * scores);
+}
+
 absl::StatusOr<double> TransformerModel::SequenceCost(absl::Span<const int64_t> lengths) const {
   double total = 0;
   if (shape_.attention_span == AttentionSpan::kDocument) {

@@ -44,6 +44,11 @@ class TransformerModel final : public CostModel {
   absl::StatusOr<double> SequenceCost(absl::Span<const int64_t> lengths) const override;
   absl::StatusOr<double> DocumentCost(int64_t length) const override { return Document(length); }
   bool IsAdditive() const override { return shape_.attention_span == AttentionSpan::kDocument; }
+  // Exact, in closed form: causal, the queries [begin, end) keep
+  // (end - begin)(begin + end + 1) / 2 scores (token t attends to t + 1
+  // keys); without the mask each query attends to all `length` keys.
+  absl::StatusOr<double> DocumentChunkCost(int64_t length, int64_t begin,
+                                           int64_t end) const override;
 
   // Training FLOPs of one document of this length attending within itself.
   double Document(int64_t length) const;

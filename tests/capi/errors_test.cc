@@ -33,6 +33,7 @@ struct Outs {
   flopspack_step_planner* planner = reinterpret_cast<flopspack_step_planner*>(uintptr_t{0x13});
   flopspack_bucket_sampler* sampler = reinterpret_cast<flopspack_bucket_sampler*>(uintptr_t{0x14});
   flopspack_stream_packer* packer = reinterpret_cast<flopspack_stream_packer*>(uintptr_t{0x15});
+  flopspack_cp_shard* shard = reinterpret_cast<flopspack_cp_shard*>(uintptr_t{0x17});
   int64_t i64 = -777;
   uint64_t u64 = 777;
   size_t size = 778;
@@ -1321,6 +1322,35 @@ std::vector<Row> Rows() {
         flopspack_simulate_result_destroy(result);
         return s;
       });
+  // ---- flopspack_plan_shard_context_parallel.
+  // A step plan of the three documents 5, 8, 1 on two ranks, then sharded.
+  const auto shard_with = [](const flopspack_cost_model* model, uint64_t c, int layout, Outs& o) {
+    flopspack_step_options s = Step(2, 1, 16);
+    flopspack_plan* plan = nullptr;
+    flopspack_plan_step(&s, Tokens(), kThree, 3, &plan);
+    const flopspack_status status =
+        flopspack_plan_shard_context_parallel(plan, model, c, layout, &o.shard);
+    flopspack_plan_destroy(plan);
+    return status;
+  };
+  add("CpSizeZero", "`flopspack_plan_shard_context_parallel`", "context_parallel_size = 0",
+      FLOPSPACK_INVALID_ARGUMENT, "context_parallel_size = 0 must be in [1, 65536]",
+      [=](Outs& o) { return shard_with(Tokens(), 0, FLOPSPACK_CP_ADAPTIVE, o); });
+  add("CpSizeTooLarge", "`flopspack_plan_shard_context_parallel`", "context_parallel_size > 65536",
+      FLOPSPACK_INVALID_ARGUMENT, "context_parallel_size = 65537 must be in [1, 65536]",
+      [=](Outs& o) { return shard_with(Tokens(), 65537, FLOPSPACK_CP_ADAPTIVE, o); });
+  add("CpLayout", "`flopspack_plan_shard_context_parallel`", "an unknown layout",
+      FLOPSPACK_INVALID_ARGUMENT, "layout = 3 is not a flopspack_cp_layout value",
+      [=](Outs& o) { return shard_with(Tokens(), 2, 3, o); });
+  add("CpNullPlan", "`flopspack_plan_shard_context_parallel`", "plan, model or out NULL",
+      FLOPSPACK_INVALID_ARGUMENT, "plan must not be NULL", [](Outs& o) {
+        return flopspack_plan_shard_context_parallel(nullptr, Tokens(), 2, FLOPSPACK_CP_ADAPTIVE,
+                                                     &o.shard);
+      });
+  add("CpNotAdditive", "`flopspack_plan_shard_context_parallel`",
+      "a custom model or a transformer with attention across the sequence",
+      FLOPSPACK_INVALID_ARGUMENT, "needs an additive cost model",
+      [=](Outs& o) { return shard_with(Huge(), 2, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL, o); });
   return rows;
 }
 

@@ -582,3 +582,71 @@ TEST(GoldenTest, Seeds) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(GoldenTest, ContextParallel) {
+  const Value file = Load("context_parallel.json");
+  ASSERT_GE(file["cases"].items.size(), 4u);
+  for (const Value& c : file["cases"].items) {
+    SCOPED_TRACE(c["name"].text);
+    ASSERT_EQ(c["op"].text, "shard_context_parallel");
+    flopspack_cost_model* model = golden::MakeModel(c["model"]);
+    const flopspack_step_options options = StepOptions(c["options"]);
+    const std::vector<int64_t> lengths = c["lengths"].AsInts();
+    flopspack_plan* plan = nullptr;
+    ASSERT_EQ(flopspack_plan_step(&options, model, lengths.data(), lengths.size(), &plan),
+              FLOPSPACK_OK);
+    const auto cp = static_cast<uint64_t>(c["context_parallel_size"].AsInt());
+    flopspack_cp_shard* shard = nullptr;
+    ASSERT_EQ(flopspack_plan_shard_context_parallel(plan, model, cp,
+                                                    static_cast<int>(c["layout"].AsInt()), &shard),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    const std::vector<Value>& groups = c["groups"].items;
+    ASSERT_EQ(flopspack_cp_shard_group_count(shard), groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      int layout = -1;
+      double balance = 0;
+      ASSERT_EQ(flopspack_cp_shard_group_layout(shard, g, &layout, &balance), FLOPSPACK_OK);
+      EXPECT_EQ(layout, groups[g]["layout"].AsInt()) << "group " << g;
+      EXPECT_SAME_DOUBLE(balance, groups[g]["balance"].AsDouble());
+      const std::vector<Value>& ranks = groups[g]["ranks"].items;
+      ASSERT_EQ(ranks.size(), cp);
+      for (size_t r = 0; r < cp; ++r) {
+        const int64_t* items = nullptr;
+        const int64_t* offsets = nullptr;
+        const int64_t* chunk_lengths = nullptr;
+        size_t n = 0;
+        ASSERT_EQ(flopspack_cp_shard_chunks(shard, g, r, &items, &offsets, &chunk_lengths, &n),
+                  FLOPSPACK_OK);
+        EXPECT_EQ(std::vector<int64_t>(items, items + n), ranks[r]["items"].AsInts());
+        EXPECT_EQ(std::vector<int64_t>(offsets, offsets + n), ranks[r]["offsets"].AsInts());
+        EXPECT_EQ(std::vector<int64_t>(chunk_lengths, chunk_lengths + n),
+                  ranks[r]["lengths"].AsInts());
+        double cost = 0;
+        int64_t kv = 0;
+        ASSERT_EQ(flopspack_cp_shard_rank_cost(shard, g, r, &cost, &kv), FLOPSPACK_OK);
+        EXPECT_SAME_DOUBLE(cost, ranks[r]["cost"].AsDouble());
+        EXPECT_EQ(kv, ranks[r]["kv_tokens"].AsInt());
+      }
+    }
+    flopspack_cp_metrics m;
+    m.struct_size = sizeof(m);
+    ASSERT_EQ(flopspack_cp_shard_metrics(shard, &m), FLOPSPACK_OK);
+    const Value& metrics = c["metrics"];
+#define GOLDEN_CHECK(field, kind)                                              \
+  if (#kind[0] == 'd') {                                                       \
+    EXPECT_SAME_DOUBLE(double(m.field), metrics[#field].AsDouble()) << #field; \
+  } else {                                                                     \
+    EXPECT_EQ(int64_t(m.field), metrics[#field].AsInt()) << #field;            \
+  }
+    FLOPSPACK_GOLDEN_CP_METRICS(GOLDEN_CHECK)
+#undef GOLDEN_CHECK
+    flopspack_cp_shard_destroy(shard);
+    flopspack_plan_destroy(plan);
+    flopspack_cost_model_destroy(model);
+  }
+}
+
+}  // namespace

@@ -793,3 +793,29 @@ def test_each_command_takes_only_its_own_flags(small_txt):
     assert "unknown flag '--groups' for 'flopspack pack'" in \
         run("pack", small_txt, "--groups=3", check=2).stderr
     assert "--seed" not in run("stats", "--help", check=0).stdout
+
+
+def test_plan_context_parallel(tmp_path):
+    lengths = tmp_path / "lengths.txt"
+    lengths.write_text("\n".join(str(50 + (i * 7919) % 4000) for i in range(400)) + "\n")
+    doc = run_json("plan", str(lengths), "--ranks=4", "--capacity=16384", "--cp=4")
+    cp = doc["context_parallel"]
+    # The chosen layout (adaptive by default) first, then the other two.
+    assert [c["layout"] for c in cp] == ["adaptive", "sequence", "document"]
+    for c in cp:
+        assert c["context_parallel_size"] == 4
+        assert 0 < c["worst_balance"] <= c["balance_efficiency"] <= 1
+    by = {c["layout"]: c for c in cp}
+    # Packed documents: the per-document layout evens the CP ranks, the
+    # per-sequence one does not; adaptive is never worse than either.
+    assert by["document"]["worst_balance"] > by["sequence"]["worst_balance"]
+    assert by["adaptive"]["max_cp_rank_cost"] <= min(by["document"]["max_cp_rank_cost"],
+                                                     by["sequence"]["max_cp_rank_cost"])
+    assert by["document"]["document_layout_groups"] == doc["metrics"]["num_groups"]
+    text = run("plan", str(lengths), "--ranks=4", "--capacity=16384", "--cp=2",
+               "--cp-layout=document", check=0).stdout
+    assert "document (chosen)" in text and "CP-rank balance" in text
+    assert "--cp-layout=up" in run("plan", str(lengths), "--cp=2", "--cp-layout=up",
+                                   check=2).stderr
+    assert "needs --cp" in run("plan", str(lengths), "--cp-layout=document", check=2).stderr
+    assert "65536" in run("plan", str(lengths), "--cp=70000", check=2).stderr

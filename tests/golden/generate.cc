@@ -774,7 +774,6 @@ void WriteSimulateCase(Writer& w, const std::string& name, const std::string& mo
   flopspack_simulate_result_destroy(result);
   flopspack_cost_model_destroy(model);
 }
-#undef GOLDEN_STRUCT_FIELD
 
 std::string Seeds() {
   Writer w;
@@ -969,6 +968,94 @@ std::string StepPlanner() {
                    Lengths(120, 6000, 35), {70, 50}, 6);
   return w.out;
 }
+
+// Context-parallel sharding of a step plan: per group its layout and
+// balance, per CP rank its chunks, cost and key/value tokens; the metrics.
+void WriteCpCase(Writer& w, const std::string& name, const std::string& model_text,
+                 const StepSpec& spec, const std::vector<int64_t>& lengths, uint64_t cp,
+                 int layout) {
+  flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
+  const flopspack_step_options o = StepOptions(spec);
+  flopspack_plan* plan = nullptr;
+  Check(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), "plan_step");
+  flopspack_cp_shard* shard = nullptr;
+  Check(flopspack_plan_shard_context_parallel(plan, model, cp, layout, &shard), "shard");
+  w.Raw("    {\"name\": ");
+  w.Str(name);
+  w.Raw(", \"op\": \"shard_context_parallel\",\n     \"model\": " + model_text +
+        ",\n     \"options\": " + StepOptionsJson(spec) + ",\n     \"lengths\": ");
+  w.Ints(lengths);
+  w.Raw(",\n     \"context_parallel_size\": " + std::to_string(cp) +
+        ", \"layout\": " + std::to_string(layout) + ",\n     \"groups\": [");
+  for (size_t g = 0; g < flopspack_cp_shard_group_count(shard); ++g) {
+    int used = 0;
+    double balance = 0;
+    Check(flopspack_cp_shard_group_layout(shard, g, &used, &balance), "group_layout");
+    w.Raw(g ? ",\n       {" : "\n       {");
+    w.Raw("\"layout\": " + std::to_string(used) + ", \"balance\": ");
+    w.Double(balance);
+    w.Raw(", \"ranks\": [");
+    for (size_t r = 0; r < cp; ++r) {
+      const int64_t* items = nullptr;
+      const int64_t* offsets = nullptr;
+      const int64_t* chunk_lengths = nullptr;
+      size_t n = 0;
+      Check(flopspack_cp_shard_chunks(shard, g, r, &items, &offsets, &chunk_lengths, &n), "chunks");
+      double cost = 0;
+      int64_t kv = 0;
+      Check(flopspack_cp_shard_rank_cost(shard, g, r, &cost, &kv), "rank_cost");
+      w.Raw(r ? ",\n         {" : "\n         {");
+      w.Key("items");
+      w.Ints(std::vector<int64_t>(items, items + n));
+      w.Raw(", ");
+      w.Key("offsets");
+      w.Ints(std::vector<int64_t>(offsets, offsets + n));
+      w.Raw(", ");
+      w.Key("lengths");
+      w.Ints(std::vector<int64_t>(chunk_lengths, chunk_lengths + n));
+      w.Raw(", ");
+      w.Key("cost");
+      w.Double(cost);
+      w.Raw(", ");
+      w.Key("kv_tokens");
+      w.Int(kv);
+      w.Raw("}");
+    }
+    w.Raw("]}");
+  }
+  flopspack_cp_metrics v;
+  v.struct_size = sizeof(v);
+  Check(flopspack_cp_shard_metrics(shard, &v), "cp metrics");
+  w.Raw("],\n     \"metrics\": {");
+  const char* sep = "";
+  FLOPSPACK_GOLDEN_CP_METRICS(GOLDEN_STRUCT_FIELD)
+  w.Raw("}}");
+  flopspack_cp_shard_destroy(shard);
+  flopspack_plan_destroy(plan);
+  flopspack_cost_model_destroy(model);
+}
+
+std::string ContextParallel() {
+  Writer w;
+  const std::string llama = Transformer(32, 4096, 32, 8, 0, 14336, 128256, 1, 1, 0, 0);
+  const std::string quadratic = Polynomial(3, 1, 1, 1.0 / 1024);
+  StepSpec spec;
+  spec.num_ranks = 2;
+  spec.microbatches_per_rank = 2;
+  spec.cap = 8192;
+  spec.seed = 3;
+  const std::vector<int64_t> batch = Lengths(12, 5000, 61);
+  const char* layouts[] = {"sequence", "document", "adaptive"};
+  for (int layout = 0; layout < 3; ++layout) {
+    WriteCpCase(w, std::string("cp/") + layouts[layout] + "-llama-c4", llama, spec, batch, 4,
+                layout);
+    w.Raw(",\n");
+  }
+  WriteCpCase(w, "cp/adaptive-polynomial-c3-short-documents", quadratic, spec, Lengths(40, 12, 62),
+              3, FLOPSPACK_CP_ADAPTIVE);
+  return w.out;
+}
+#undef GOLDEN_STRUCT_FIELD
 
 void Save(const std::string& dir, const std::string& file, const std::string& kind,
           const std::string& cases) {
@@ -1331,6 +1418,7 @@ int main(int argc, char** argv) {
     Save(argv[1], "seeds.json", "seeds", Seeds());
     Save(argv[1], "cost_model_files.json", "cost_model_file", CostModelFiles());
     Save(argv[1], "prediction_quality.json", "quality", PredictionQualities());
+    Save(argv[1], "context_parallel.json", "context_parallel", ContextParallel());
   } catch (const std::exception& e) {
     std::cerr << "golden_generate: " << e.what() << "\n";
     return 1;

@@ -60,6 +60,12 @@
   X(p95_balance_efficiency, d) X(mean_fill, d) X(mean_padding_efficiency, d)    \
   X(relative_throughput, d) X(mean_step_time, d) X(predicted_efficiency, d)     \
   X(real_tokens, i) X(computed_tokens, i)
+
+#define FLOPSPACK_GOLDEN_CP_METRICS(X)                                          \
+  X(context_parallel_size, u) X(num_groups, u) X(num_chunks, u)                 \
+  X(balance_efficiency, d) X(worst_balance, d) X(max_cp_rank_cost, d)           \
+  X(mean_cp_rank_cost, d) X(kv_tokens, i) X(sequence_layout_groups, u)          \
+  X(document_layout_groups, u)
 // clang-format on
 
 namespace golden {

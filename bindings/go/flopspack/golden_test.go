@@ -779,3 +779,79 @@ func TestGoldenSeeds(t *testing.T) {
 		}
 	}
 }
+
+func TestGoldenContextParallel(t *testing.T) {
+	cases := loadGolden(t, "context_parallel.json")
+	if len(cases) < 4 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	for _, raw := range cases {
+		var c struct {
+			Name                string
+			Op                  string
+			Model               *modelSpec
+			Options             goldenStepOptions
+			Lengths             []int64
+			ContextParallelSize uint64 `json:"context_parallel_size"`
+			Layout              int32
+			Groups              []struct {
+				Layout  int32
+				Balance float64
+				Ranks   []struct {
+					Items, Offsets, Lengths []int64
+					Cost                    float64
+					KvTokens                int64 `json:"kv_tokens"`
+				}
+			}
+			Metrics map[string]goldenFloat
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Op != "shard_context_parallel" {
+			t.Fatalf("unknown op %q", c.Op)
+		}
+		model := makeModel(t, c.Model)
+		plan, err := PlanStep(c.Lengths, model, c.Options.options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		shard, err := ShardContextParallel(plan, model, c.ContextParallelSize, CpLayout(c.Layout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shard.NumGroups() != len(c.Groups) {
+			t.Fatalf("%s: %d groups, want %d", c.Name, shard.NumGroups(), len(c.Groups))
+		}
+		for g, want := range c.Groups {
+			layout, balance, err := shard.Layout(g)
+			if err != nil || int32(layout) != want.Layout {
+				t.Errorf("%s group %d: layout %d err %v", c.Name, g, layout, err)
+			}
+			sameBits(t, c.Name+" balance", balance, want.Balance)
+			for r, rank := range want.Ranks {
+				chunks, err := shard.Chunks(g, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(chunks.Items, rank.Items) || !reflect.DeepEqual(chunks.Offsets, rank.Offsets) ||
+					!reflect.DeepEqual(chunks.Lengths, rank.Lengths) {
+					t.Errorf("%s group %d rank %d: chunks %+v", c.Name, g, r, chunks)
+				}
+				cost, kv, err := shard.RankCost(g, r)
+				if err != nil || kv != rank.KvTokens {
+					t.Errorf("%s group %d rank %d: kv %d err %v", c.Name, g, r, kv, err)
+				}
+				sameBits(t, c.Name+" cost", cost, rank.Cost)
+			}
+		}
+		m, err := shard.Metrics()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFields(t, c.Name+" metrics", m, c.Metrics)
+		shard.Close()
+		plan.Close()
+		model.Close()
+	}
+}

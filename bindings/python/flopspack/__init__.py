@@ -25,6 +25,7 @@ from ._buckets import (
     bucket_padding,
     optimize_buckets,
 )
+from ._context_parallel import ContextParallelShard, CpChunks, CpLayout, CpMetrics, shard_context_parallel
 from ._cost import AttentionSpan, CostModel, FitReport, FitTerm, TransformerConfig
 from ._epochs import PlannedEpochs
 from ._model_file import CostModelFile, ModelQuality, PolynomialCoefficients, load_cost_model, save_cost_model
@@ -157,4 +158,13 @@ __all__ += [
     "prediction_quality",
     "prediction_quality_csr",
     "save_cost_model",
+]
+
+# Context parallelism (docs/context-parallel.md).
+__all__ += [
+    "ContextParallelShard",
+    "CpChunks",
+    "CpLayout",
+    "CpMetrics",
+    "shard_context_parallel",
 ]

@@ -724,3 +724,45 @@ def calibrate_from_samples(
     provenance: Optional[Mapping[str, Any]] = ...,
     timings: Sequence[Sequence[float]] = ...,
 ) -> Tuple[CostModel, CalibrationReport]: ...
+
+# Context parallelism (docs/context-parallel.md).
+class CpLayout(enum.IntEnum):
+    SEQUENCE_HEAD_TAIL = 0
+    DOCUMENT_HEAD_TAIL = 1
+    ADAPTIVE = 2
+
+@dataclasses.dataclass(frozen=True)
+class CpMetrics:
+    context_parallel_size: int
+    num_groups: int
+    num_chunks: int
+    balance_efficiency: float
+    worst_balance: float
+    max_cp_rank_cost: float
+    mean_cp_rank_cost: float
+    kv_tokens: int
+    sequence_layout_groups: int
+    document_layout_groups: int
+
+class CpChunks(NamedTuple):
+    items: np.ndarray
+    offsets: np.ndarray
+    lengths: np.ndarray
+
+class ContextParallelShard(_Handle):
+    def __len__(self) -> int: ...
+    @property
+    def context_parallel_size(self) -> int: ...
+    def chunks(self, group: int, cp_rank: int) -> CpChunks: ...
+    def rank_cost(self, group: int, cp_rank: int) -> Tuple[float, int]: ...
+    def costs(self, group: int) -> np.ndarray: ...
+    def layout(self, group: int) -> Tuple[CpLayout, float]: ...
+    @property
+    def metrics(self) -> CpMetrics: ...
+
+def shard_context_parallel(
+    plan: Plan,
+    model: CostModel,
+    context_parallel_size: int,
+    layout: CpLayout = ...,
+) -> ContextParallelShard: ...

@@ -279,3 +279,31 @@ def test_seeds(golden_dir):
     assert len(cases) >= 25
     for c in cases:
         assert flopspack.derive_seed(int(c["seed"]), int(c["stream"])) == int(c["derived"])
+
+
+def test_context_parallel(golden_dir):
+    cases = load(golden_dir, "context_parallel.json")
+    assert len(cases) >= 4
+    for case in cases:
+        name = case["name"]
+        assert case["op"] == "shard_context_parallel"
+        model = make_model(case["model"])
+        cp = case["context_parallel_size"]
+        with flopspack.plan_step(case["lengths"], model, **step_kwargs(case["options"])) as plan:
+            shard = flopspack.shard_context_parallel(plan, model, cp,
+                                                     flopspack.CpLayout(case["layout"]))
+        assert len(shard) == len(case["groups"]), name
+        for g, want in enumerate(case["groups"]):
+            layout, balance = shard.layout(g)
+            assert layout == want["layout"], (name, g)
+            same(balance, want["balance"], f"{name} group {g} balance")
+            for r, rank in enumerate(want["ranks"]):
+                chunks = shard.chunks(g, r)
+                assert chunks.items.tolist() == rank["items"], (name, g, r)
+                assert chunks.offsets.tolist() == rank["offsets"], (name, g, r)
+                assert chunks.lengths.tolist() == rank["lengths"], (name, g, r)
+                cost, kv = shard.rank_cost(g, r)
+                same(cost, rank["cost"], f"{name} group {g} rank {r} cost")
+                assert kv == rank["kv_tokens"], (name, g, r)
+        same_fields(shard.metrics, case["metrics"], name)
+        shard.close()

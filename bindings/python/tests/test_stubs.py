@@ -102,6 +102,7 @@ def test_dataclasses_mirror_the_c_structs():
         (capi.flopspack_simulate_summary, flopspack.SimulationSummary),
         (capi.flopspack_prediction_quality, flopspack.PredictionQuality),
         (capi.flopspack_polynomial_coefficients, flopspack.PolynomialCoefficients),
+        (capi.flopspack_cp_metrics, flopspack.CpMetrics),
     ):
         c_fields = {n for n, v in vars(swig).items()
                     if isinstance(v, property) and n not in ("struct_size", "thisown")}

@@ -1,11 +1,12 @@
 #include "pack/planner/planner_documents.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
-#include <set>
-#include <utility>
 
 #include "pack/primitives/cost_order.h"
+#include "pack/primitives/refine.h"
 #include "util/large_buffer.h"
 
 namespace flopspack::pack {
@@ -14,25 +15,37 @@ namespace {
 // Min-heap of ranks keyed by (cost, rank) with the keys inline: the lightest
 // rank on top, ties to the lower rank index so the plan is deterministic.
 // Four children per node: half the levels of a binary heap, and a node's
-// children share a cache line, which is what LPT over thousands of ranks
-// spends its time on. The top is the unique minimum of a total order, so
-// the arity does not change the plan.
+// children share a cache line (the array is placed so that every group of
+// four siblings starts on a 64-byte boundary), which is what LPT over
+// thousands of ranks spends its time on. Slots past the last node hold a
+// sentinel heavier than any rank, so every node's four children can be
+// compared without a bounds check, and the lightest of four is picked with
+// conditional moves instead of branches the processor cannot predict. The
+// top is the unique minimum of a total order, so neither the arity nor the
+// layout changes the plan.
 class RankHeap {
  public:
   struct Node {
     double cost;
     int32_t rank;
   };
-  explicit RankHeap(int32_t num_ranks) {
+  explicit RankHeap(int32_t num_ranks) : size_(static_cast<size_t>(num_ranks)) {
+    // Room for a full group of children after the last node, and for
+    // shifting the array onto a cache-line boundary.
+    storage_.assign(size_ + 2 * kArity + kAlign, kSentinel);
+    const uintptr_t address = reinterpret_cast<uintptr_t>(storage_.data());
+    // Node i lives at heap_[i]; its children 4i+1..4i+4 start at a multiple
+    // of four nodes (64 bytes) from an aligned base when heap_ = base + 3.
+    const size_t skip = ((kLineBytes - address % kLineBytes) % kLineBytes) / sizeof(Node);
+    heap_ = storage_.data() + skip + (kArity - 1);
     // All costs start at 0, so rank order is already a valid heap.
-    heap_.resize(num_ranks);
     for (int32_t r = 0; r < num_ranks; ++r) heap_[r] = {0.0, r};
   }
-  bool empty() const { return heap_.empty(); }
-  const Node& Top() const { return heap_.front(); }
+  bool empty() const { return size_ == 0; }
+  const Node& Top() const { return heap_[0]; }
   void Push(Node node) {
-    heap_.push_back(node);
-    size_t i = heap_.size() - 1;
+    // Pops left sentinels behind, so there is room up to the initial size.
+    size_t i = size_++;
     while (i > 0) {
       const size_t parent = (i - 1) / kArity;
       if (!Less(node, heap_[parent])) break;
@@ -42,287 +55,55 @@ class RankHeap {
     heap_[i] = node;
   }
   void Pop() {
-    heap_.front() = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) SiftDown();
+    --size_;
+    heap_[0] = heap_[size_];
+    heap_[size_] = kSentinel;
+    if (size_ > 0) SiftDown();
   }
   // The top's cost grew to `cost`: restore the heap order.
   void RaiseTop(double cost) {
-    heap_.front().cost = cost;
+    heap_[0].cost = cost;
     SiftDown();
   }
 
  private:
   static constexpr size_t kArity = 4;
+  static constexpr size_t kLineBytes = 64;
+  static constexpr size_t kAlign = kLineBytes / sizeof(Node);
+  static constexpr Node kSentinel = {std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<int32_t>::max()};
   static bool Less(const Node& a, const Node& b) {
-    return a.cost < b.cost || (a.cost == b.cost && a.rank < b.rank);
+    // Rank costs are sums of costs >= 0 starting at +0.0, so never -0.0 or
+    // NaN: their bit patterns order as the numbers do, and integer compares
+    // combined bitwise compile to flag operations, not branches.
+    const uint64_t x = Bits(a.cost), y = Bits(b.cost);
+    return (x < y) | ((x == y) & (a.rank < b.rank));
+  }
+  static uint64_t Bits(double cost) {
+    uint64_t bits;
+    std::memcpy(&bits, &cost, sizeof bits);
+    return bits;
   }
   void SiftDown() {
-    const size_t n = heap_.size();
-    const Node node = heap_.front();
+    const Node node = heap_[0];
     size_t i = 0;
     while (true) {
       const size_t first = kArity * i + 1;
-      if (first >= n) break;
-      const size_t last = std::min(first + kArity, n);
-      size_t child = first;
-      for (size_t c = first + 1; c < last; ++c) {
-        if (Less(heap_[c], heap_[child])) child = c;
-      }
+      if (first >= size_) break;
+      // The lighter of each pair, then of the two (arithmetic selection:
+      // the compiler keeps it free of branches).
+      const size_t a = first + Less(heap_[first + 1], heap_[first]);
+      const size_t b = first + 2 + Less(heap_[first + 3], heap_[first + 2]);
+      const size_t child = a ^ ((a ^ b) & (size_t{0} - Less(heap_[b], heap_[a])));
       if (!Less(heap_[child], node)) break;
       heap_[i] = heap_[child];
       i = child;
     }
     heap_[i] = node;
   }
-  std::vector<Node> heap_;
-};
-
-struct Entry {
-  int64_t length;
-  double cost;
-  int32_t item;
-};
-
-// The microbatches' contents after phase 1 as slices of one flat array, so
-// the refinement reads a rank's items from contiguous memory. A slice that
-// outgrows its capacity moves to the end of the array with double the room.
-class Arena {
- public:
-  // where[k] = microbatch of item k (or -1); entries keep item order.
-  Arena(absl::Span<const int32_t> where, size_t microbatches, absl::Span<const int64_t> lengths,
-        absl::Span<const double> costs) {
-    begin_.resize(microbatches);
-    size_.assign(microbatches, 0);
-    capacity_.resize(microbatches);
-    for (int32_t w : where) {
-      if (w >= 0) ++size_[w];
-    }
-    size_t total = 0;
-    for (size_t mb = 0; mb < microbatches; ++mb) {
-      begin_[mb] = total;
-      capacity_[mb] = size_[mb] + 4;
-      total += capacity_[mb];
-      size_[mb] = 0;
-    }
-    // Room for slices to move and double (Add) without reallocating the
-    // pool on every move.
-    pool_.reserve(total + total / 2 + 64);
-    util::AdviseHugePages(pool_.data(), pool_.capacity() * sizeof(Entry));
-    pool_.resize(total);
-    for (size_t k = 0; k < where.size(); ++k) {
-      const int32_t w = where[k];
-      if (w >= 0)
-        pool_[begin_[w] + size_[w]++] = Entry{lengths[k], costs[k], static_cast<int32_t>(k)};
-    }
-  }
-  absl::Span<const Entry> items(int32_t mb) const {
-    return absl::MakeConstSpan(pool_.data() + begin_[mb], size_[mb]);
-  }
-  Entry Remove(int32_t mb, int32_t pos) {
-    Entry* base = pool_.data() + begin_[mb];
-    const Entry e = base[pos];
-    base[pos] = base[--size_[mb]];
-    return e;
-  }
-  void Add(int32_t mb, const Entry& e) {
-    if (size_[mb] == capacity_[mb]) {
-      const size_t moved = pool_.size();
-      pool_.resize(moved + 2 * capacity_[mb]);
-      std::copy(pool_.begin() + begin_[mb], pool_.begin() + begin_[mb] + size_[mb],
-                pool_.begin() + moved);
-      begin_[mb] = moved;
-      capacity_[mb] *= 2;
-    }
-    pool_[begin_[mb] + size_[mb]++] = e;
-  }
-  // Writes each item's microbatch into where.
-  void Export(std::vector<int32_t>& where) const {
-    for (size_t mb = 0; mb < begin_.size(); ++mb) {
-      for (const Entry& e : items(static_cast<int32_t>(mb)))
-        where[e.item] = static_cast<int32_t>(mb);
-    }
-  }
-
- private:
-  std::vector<Entry> pool_;
-  std::vector<size_t> begin_;
-  std::vector<int32_t> size_, capacity_;
-};
-
-// Swap neighbourhoods enumerate pairs inside one microbatch; a microbatch of
-// hundreds of tiny documents would make that quadratic, so pairs are only
-// tried in microbatches up to this size.
-constexpr size_t kMaxPairItems = 48;
-
-struct Move {
-  double new_max;
-  int32_t mb_h, mb_l;
-  int32_t h[2], l[2];  // positions in the slices leaving H and L, -1 = none
-};
-
-class Refiner {
- public:
-  Refiner(Arena& arena, std::vector<int64_t>& tokens, std::vector<double>& rank_cost,
-          const DocumentPlanOptions& o, bool monotone)
-      : arena_(arena),
-        tokens_(tokens),
-        rank_cost_(rank_cost),
-        m_(static_cast<int32_t>(o.microbatches_per_rank)),
-        cap_(o.cap),
-        monotone_(monotone) {}
-
-  int64_t Run(int64_t max_moves, int light_candidates, double target) {
-    std::set<std::pair<double, int32_t>> by_cost;
-    for (int32_t r = 0; r < static_cast<int32_t>(rank_cost_.size()); ++r) {
-      by_cost.emplace(rank_cost_[r], r);
-    }
-    int64_t moves = 0;
-    while (moves < max_moves) {
-      const int32_t h = by_cost.rbegin()->second;
-      const double cost_h = rank_cost_[h];
-      if (cost_h <= target) break;
-      bool moved = false;
-      // Cheap neighbourhoods (1-0, 1-1) over every candidate first, the
-      // pair swaps only when those find nothing.
-      for (int pairs = 0; pairs < 2 && !moved; ++pairs) {
-        int tried = 0;
-        for (auto it = by_cost.begin(); it != by_cost.end() && tried < light_candidates;
-             ++it, ++tried) {
-          const int32_t l = it->second;
-          if (l == h || !(rank_cost_[l] < cost_h)) break;
-          Move best{};
-          if (!Search(h, l, pairs == 1, best)) continue;
-          Apply(h, l, best, by_cost);
-          moved = true;
-          break;
-        }
-      }
-      if (!moved) break;
-      ++moves;
-    }
-    return moves;
-  }
-
- private:
-  // Best move between the microbatches of H and L; false if none lowers
-  // max(cost H, cost L).
-  bool Search(int32_t h, int32_t l, bool pairs, Move& best) {
-    const double cost_h = rank_cost_[h], cost_l = rank_cost_[l];
-    const double gap = cost_h - cost_l;
-    if (!pairs && monotone_) {
-      // With costs non-decreasing in length, a 1-0 or 1-1 move that sends
-      // cost to L also sends tokens: L needs room somewhere.
-      bool room = false;
-      for (int32_t j = 0; j < m_ && !room; ++j) room = tokens_[l * m_ + j] < cap_;
-      if (!room) return false;
-    }
-    best.new_max = cost_h;
-    bool found = false;
-    auto consider = [&](double delta, int32_t mb_h, int32_t mb_l, int32_t h0, int32_t h1,
-                        int32_t l0, int32_t l1) {
-      if (!(delta > 0) || !(delta < gap)) return;
-      const double new_max = std::max(cost_h - delta, cost_l + delta);
-      if (new_max < best.new_max) {
-        best = Move{new_max, mb_h, mb_l, {h0, h1}, {l0, l1}};
-        found = true;
-      }
-    };
-    for (int32_t jh = 0; jh < m_; ++jh) {
-      const int32_t mb_h = h * m_ + jh;
-      const int64_t free_h = cap_ - tokens_[mb_h];
-      const absl::Span<const Entry> a = arena_.items(mb_h);
-      for (int32_t jl = 0; jl < m_; ++jl) {
-        const int32_t mb_l = l * m_ + jl;
-        const int64_t free_l = cap_ - tokens_[mb_l];
-        if (!pairs && monotone_ && free_l == 0) continue;
-        const absl::Span<const Entry> b = arena_.items(mb_l);
-        // tokens_moved = tokens leaving H for L; needs -free_h <= it <= free_l.
-        auto fits = [&](int64_t moved) { return moved <= free_l && -moved <= free_h; };
-        const int32_t na = static_cast<int32_t>(a.size()), nb = static_cast<int32_t>(b.size());
-        for (int32_t x = 0; x < na; ++x) {
-          const Entry& ea = a[x];
-          if (!pairs) {
-            if (fits(ea.length)) consider(ea.cost, mb_h, mb_l, x, -1, -1, -1);
-            for (int32_t y = 0; y < nb; ++y) {
-              if (fits(ea.length - b[y].length)) {
-                consider(ea.cost - b[y].cost, mb_h, mb_l, x, -1, y, -1);
-              }
-            }
-            continue;
-          }
-          if (nb <= static_cast<int32_t>(kMaxPairItems)) {
-            for (int32_t y = 0; y < nb; ++y) {
-              for (int32_t z = y + 1; z < nb; ++z) {
-                if (fits(ea.length - b[y].length - b[z].length)) {
-                  consider(ea.cost - b[y].cost - b[z].cost, mb_h, mb_l, x, -1, y, z);
-                }
-              }
-            }
-          }
-          if (na > static_cast<int32_t>(kMaxPairItems)) continue;
-          for (int32_t x2 = x + 1; x2 < na; ++x2) {
-            const Entry& ea2 = a[x2];
-            for (int32_t y = 0; y < nb; ++y) {
-              if (fits(ea.length + ea2.length - b[y].length)) {
-                consider(ea.cost + ea2.cost - b[y].cost, mb_h, mb_l, x, x2, y, -1);
-              }
-            }
-          }
-        }
-      }
-    }
-    return found;
-  }
-
-  void Apply(int32_t h, int32_t l, const Move& move,
-             std::set<std::pair<double, int32_t>>& by_cost) {
-    by_cost.erase({rank_cost_[h], h});
-    by_cost.erase({rank_cost_[l], l});
-    // Take both sides out first (higher position first, since removal moves
-    // the last entry into the hole), then put them in.
-    Entry out_h[2], out_l[2];
-    int nh = 0, nl = 0;
-    const int32_t hp0 = std::max(move.h[0], move.h[1]), hp1 = std::min(move.h[0], move.h[1]);
-    const int32_t lp0 = std::max(move.l[0], move.l[1]), lp1 = std::min(move.l[0], move.l[1]);
-    for (int32_t pos : {hp0, hp1}) {
-      if (pos >= 0) out_h[nh++] = arena_.Remove(move.mb_h, pos);
-    }
-    for (int32_t pos : {lp0, lp1}) {
-      if (pos >= 0) out_l[nl++] = arena_.Remove(move.mb_l, pos);
-    }
-    for (int k = 0; k < nh; ++k) {
-      tokens_[move.mb_h] -= out_h[k].length;
-      tokens_[move.mb_l] += out_h[k].length;
-      arena_.Add(move.mb_l, out_h[k]);
-    }
-    for (int k = 0; k < nl; ++k) {
-      tokens_[move.mb_l] -= out_l[k].length;
-      tokens_[move.mb_h] += out_l[k].length;
-      arena_.Add(move.mb_h, out_l[k]);
-    }
-    // Recompute both rank costs from their items rather than adding deltas,
-    // so rounding does not drift over many moves.
-    rank_cost_[h] = Sum(h);
-    rank_cost_[l] = Sum(l);
-    by_cost.emplace(rank_cost_[h], h);
-    by_cost.emplace(rank_cost_[l], l);
-  }
-
-  double Sum(int32_t r) const {
-    double total = 0;
-    for (int32_t j = 0; j < m_; ++j) {
-      for (const Entry& e : arena_.items(r * m_ + j)) total += e.cost;
-    }
-    return total;
-  }
-
-  Arena& arena_;
-  std::vector<int64_t>& tokens_;
-  std::vector<double>& rank_cost_;
-  const int32_t m_;
-  const int64_t cap_;
-  const bool monotone_;
+  std::vector<Node> storage_;
+  Node* heap_;
+  size_t size_;
 };
 
 // Back from LPT positions to input indices.
@@ -439,10 +220,17 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     // search skip light ranks without room; checked, not assumed.
     bool monotone = true;
     for (int32_t k = 1; k < n && monotone; ++k) monotone = len[k] <= len[k - 1];
-    Arena arena(where, microbatches, len, cost);
-    Refiner refiner(arena, tokens, rank_cost, options, monotone);
-    const int64_t moves = refiner.Run(max_moves, options.light_candidates, target);
-    arena.Export(where);
+    SlotRefineOptions refine;
+    refine.num_groups = num_ranks;
+    refine.slots_per_group = m;
+    refine.cap = cap;
+    refine.max_steps = max_moves;
+    refine.stop_at = target;
+    refine.candidates = options.light_candidates;
+    refine.monotone = monotone;
+    const int64_t moves = RefineSlots(len, cost, refine, absl::MakeSpan(rank_cost),
+                                      absl::MakeSpan(tokens), absl::MakeSpan(where))
+                              .steps;
     if (stats != nullptr) stats->moves = moves;
   }
   return Unsorted(order, where);

@@ -14,7 +14,8 @@
 // first), then swap 1 of H for 2 of L (1-2: moves cost without moving
 // tokens, which is what a nearly full step needs, since a long document
 // costs more than two short ones of the same total length) and 2-1. Stops
-// when H has no improving move or the move budget is spent.
+// when H has no improving move or the move budget is spent. Phase 2 is the
+// shared refinement, RefineSlots in pack/primitives/refine.h.
 //
 // Complexity: O(n log n) sort + O(n log R) heap work for phase 1 (plus the
 // ranks skipped because they are full); phase 2 costs O(K s m^2) per move,

@@ -1,19 +1,13 @@
+// The flat neighbourhood of the refinement (refine.h): items in k groups
+// under GroupLimits, moves of one item from H to L and 1-1 swaps, the best
+// step over all candidate groups.
 #include "pack/primitives/refine.h"
 
 #include <algorithm>
-#include <set>
-#include <utility>
 #include <vector>
 
 namespace flopspack::pack {
 namespace {
-
-struct Step {
-  double new_max;
-  int32_t target = -1;  // the group G
-  int32_t out = -1;     // item leaving H
-  int32_t in = -1;      // item leaving G for H (swap), or -1 (move)
-};
 
 // Items by cost ascending, ties by index: the order of every member list.
 struct Cheaper {
@@ -23,10 +17,19 @@ struct Cheaper {
   }
 };
 
-class Refiner {
+class FlatNeighbourhood {
  public:
-  Refiner(absl::Span<const double> costs, int32_t k, const GroupLimits& limits,
-          absl::Span<int32_t> group)
+  struct Step {
+    double new_max;
+    int32_t light = -1;  // the group L
+    int32_t out = -1;    // item leaving H
+    int32_t in = -1;     // item leaving L for H (swap), or -1 (move)
+    bool IsMove() const { return in < 0; }
+  };
+  static constexpr int kLevels = 1;
+
+  FlatNeighbourhood(absl::Span<const double> costs, int32_t k, const GroupLimits& limits,
+                    absl::Span<int32_t> group)
       : costs_(costs),
         limits_(limits),
         group_(group),
@@ -41,72 +44,67 @@ class Refiner {
       tokens_[g] += limits.item_tokens(i);
     }
     for (std::vector<int32_t>& list : members_) std::sort(list.begin(), list.end(), Cheaper{costs});
-    for (int32_t g = 0; g < k; ++g) by_load_.emplace(load_[g], g);
   }
 
-  RefineStats Run(int64_t max_steps) {
-    RefineStats stats;
-    while (stats.steps < max_steps && by_load_.size() > 1) {
-      const int32_t heavy = std::prev(by_load_.end())->second;
-      const Step step = BestStep(heavy);
-      if (step.target < 0) break;
-      Apply(heavy, step);
-      ++stats.steps;
-      ++(step.in < 0 ? stats.moves : stats.swaps);
+  int32_t num_groups() const { return static_cast<int32_t>(load_.size()); }
+  double Load(int32_t g) const { return load_[g]; }
+  // Fewer candidate groups when groups are large keeps a step near
+  // kRefineWork item visits.
+  size_t Candidates(int32_t heavy) const {
+    return std::clamp<size_t>(kRefineWork / std::max<size_t>(1, members_[heavy].size()), 1,
+                              kRefineCandidates);
+  }
+
+  bool Search(int32_t heavy, int32_t light, int /*level*/, Step& best) const {
+    const double top = load_[heavy];
+    const double window = top - load_[light];  // any delta in (0, window) helps
+    bool found = false;
+    if (quota_.CanMove(members_[heavy].size(), members_[light].size())) {
+      for (int32_t a : members_[heavy]) {
+        if (costs_[a] >= window) break;  // ascending: the rest are larger
+        if (costs_[a] <= 0) continue;
+        if (!TokensFit(light, limits_.item_tokens(a))) continue;
+        const double m = std::max(top - costs_[a], load_[light] + costs_[a]);
+        if (m < best.new_max) {
+          best = Step{m, light, a, -1};
+          found = true;
+        }
+      }
     }
-    return stats;
+    // Swaps: for item a of H the ideal partner costs c_a - window / 2.
+    const std::vector<int32_t>& sorted = members_[light];
+    for (int32_t a : members_[heavy]) {
+      const double want = costs_[a] - window / 2;
+      const auto pos = std::lower_bound(sorted.begin(), sorted.end(), want,
+                                        [&](int32_t x, double v) { return costs_[x] < v; });
+      const ptrdiff_t p = pos - sorted.begin();
+      // Nearest partners on each side; a few more in case tokens rule the
+      // nearest out.
+      for (ptrdiff_t j = std::max<ptrdiff_t>(0, p - 3);
+           j < std::min<ptrdiff_t>(static_cast<ptrdiff_t>(sorted.size()), p + 3); ++j) {
+        const int32_t b = sorted[j];
+        const double delta = costs_[a] - costs_[b];
+        if (delta <= 0 || delta >= window) continue;
+        const int64_t dt = limits_.item_tokens(a) - limits_.item_tokens(b);
+        if (!TokensFit(light, dt) || !TokensFit(heavy, -dt)) continue;
+        const double m = std::max(top - delta, load_[light] + delta);
+        if (m < best.new_max) {
+          best = Step{m, light, a, b};
+          found = true;
+        }
+      }
+    }
+    return found;
+  }
+
+  void Apply(int32_t heavy, const Step& step) {
+    Shift(heavy, step.light, step.out);
+    if (step.in >= 0) Shift(step.light, heavy, step.in);
   }
 
  private:
   bool TokensFit(int32_t g, int64_t delta) const {
     return !limits_.has_token_cap() || tokens_[g] + delta <= limits_.max_tokens;
-  }
-
-  Step BestStep(int32_t heavy) {
-    const double top = load_[heavy];
-    Step best{top * (1 - 1e-12)};  // a step must beat this
-    // Fewer candidate groups when groups are large keeps a step near
-    // kRefineWork item visits.
-    const size_t candidates = std::clamp<size_t>(
-        kRefineWork / std::max<size_t>(1, members_[heavy].size()), 1, kRefineCandidates);
-    size_t tried = 0;
-    for (auto it = by_load_.begin(); it != by_load_.end() && tried < candidates; ++it) {
-      const int32_t light = it->second;
-      if (light == heavy) continue;
-      if (load_[light] >= best.new_max) break;
-      ++tried;
-      const double window = top - load_[light];  // any delta in (0, window) helps
-      if (quota_.CanMove(members_[heavy].size(), members_[light].size())) {
-        for (int32_t a : members_[heavy]) {
-          if (costs_[a] >= window) break;  // ascending: the rest are larger
-          if (costs_[a] <= 0) continue;
-          if (!TokensFit(light, limits_.item_tokens(a))) continue;
-          const double m = std::max(top - costs_[a], load_[light] + costs_[a]);
-          if (m < best.new_max) best = Step{m, light, a, -1};
-        }
-      }
-      // Swaps: for item a of H the ideal partner costs c_a - window / 2.
-      const std::vector<int32_t>& sorted = members_[light];
-      for (int32_t a : members_[heavy]) {
-        const double want = costs_[a] - window / 2;
-        const auto pos = std::lower_bound(sorted.begin(), sorted.end(), want,
-                                          [&](int32_t x, double v) { return costs_[x] < v; });
-        const ptrdiff_t p = pos - sorted.begin();
-        // Nearest partners on each side; a few more in case tokens rule
-        // the nearest out.
-        for (ptrdiff_t j = std::max<ptrdiff_t>(0, p - 3);
-             j < std::min<ptrdiff_t>(static_cast<ptrdiff_t>(sorted.size()), p + 3); ++j) {
-          const int32_t b = sorted[j];
-          const double delta = costs_[a] - costs_[b];
-          if (delta <= 0 || delta >= window) continue;
-          const int64_t dt = limits_.item_tokens(a) - limits_.item_tokens(b);
-          if (!TokensFit(light, dt) || !TokensFit(heavy, -dt)) continue;
-          const double m = std::max(top - delta, load_[light] + delta);
-          if (m < best.new_max) best = Step{m, light, a, b};
-        }
-      }
-    }
-    return best;
   }
 
   void Shift(int32_t from, int32_t to, int32_t item) {
@@ -121,15 +119,6 @@ class Refiner {
     tokens_[to] += limits_.item_tokens(item);
   }
 
-  void Apply(int32_t heavy, const Step& step) {
-    by_load_.erase({load_[heavy], heavy});
-    by_load_.erase({load_[step.target], step.target});
-    Shift(heavy, step.target, step.out);
-    if (step.in >= 0) Shift(step.target, heavy, step.in);
-    by_load_.emplace(load_[heavy], heavy);
-    by_load_.emplace(load_[step.target], step.target);
-  }
-
   absl::Span<const double> costs_;
   const GroupLimits& limits_;
   absl::Span<int32_t> group_;
@@ -137,7 +126,6 @@ class Refiner {
   std::vector<std::vector<int32_t>> members_;
   std::vector<double> load_;
   std::vector<int64_t> tokens_;
-  std::set<std::pair<double, int32_t>> by_load_;
 };
 
 }  // namespace
@@ -145,8 +133,11 @@ class Refiner {
 RefineStats Refine(absl::Span<const double> costs, int32_t k, const GroupLimits& limits,
                    absl::Span<int32_t> group, int64_t max_steps) {
   if (k <= 1 || max_steps <= 0) return {};
-  Refiner refiner(costs, k, limits, group);
-  return refiner.Run(max_steps);
+  FlatNeighbourhood neighbourhood(costs, k, limits, group);
+  LocalSearchOptions options;
+  options.max_steps = max_steps;
+  options.min_gain = 1e-12;
+  return LocalSearch(neighbourhood, options);
 }
 
 }  // namespace flopspack::pack

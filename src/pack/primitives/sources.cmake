@@ -7,7 +7,8 @@ target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/saved_state.cc
   ${CMAKE_CURRENT_LIST_DIR}/lpt.cc
   ${CMAKE_CURRENT_LIST_DIR}/bin_packing.cc
-  ${CMAKE_CURRENT_LIST_DIR}/refine.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/refine.cc
+  ${CMAKE_CURRENT_LIST_DIR}/refine_slots.cc)
 list(APPEND FLOPSPACK_PACK_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/plan_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/cost_order_test.cc

@@ -1085,3 +1085,76 @@ extern "C" {
         out: *mut flopspack_prediction_quality,
     ) -> flopspack_status;
 }
+pub const flopspack_cp_layout_FLOPSPACK_CP_SEQUENCE_HEAD_TAIL: flopspack_cp_layout = 0;
+pub const flopspack_cp_layout_FLOPSPACK_CP_DOCUMENT_HEAD_TAIL: flopspack_cp_layout = 1;
+pub const flopspack_cp_layout_FLOPSPACK_CP_ADAPTIVE: flopspack_cp_layout = 2;
+pub type flopspack_cp_layout = ::std::os::raw::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_cp_shard {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn flopspack_plan_shard_context_parallel(
+        plan: *const flopspack_plan,
+        model: *const flopspack_cost_model,
+        context_parallel_size: u64,
+        layout: ::std::os::raw::c_int,
+        out: *mut *mut flopspack_cp_shard,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_cp_shard_group_count(shard: *const flopspack_cp_shard) -> usize;
+}
+extern "C" {
+    pub fn flopspack_cp_shard_chunks(
+        shard: *const flopspack_cp_shard,
+        group: usize,
+        cp_rank: usize,
+        items: *mut *const i64,
+        offsets: *mut *const i64,
+        lengths: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_cp_shard_rank_cost(
+        shard: *const flopspack_cp_shard,
+        group: usize,
+        cp_rank: usize,
+        cost: *mut f64,
+        kv_tokens: *mut i64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_cp_shard_group_layout(
+        shard: *const flopspack_cp_shard,
+        group: usize,
+        layout: *mut ::std::os::raw::c_int,
+        balance: *mut f64,
+    ) -> flopspack_status;
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_cp_metrics {
+    pub struct_size: u32,
+    pub context_parallel_size: u64,
+    pub num_groups: u64,
+    pub num_chunks: u64,
+    pub balance_efficiency: f64,
+    pub worst_balance: f64,
+    pub max_cp_rank_cost: f64,
+    pub mean_cp_rank_cost: f64,
+    pub kv_tokens: i64,
+    pub sequence_layout_groups: u64,
+    pub document_layout_groups: u64,
+}
+extern "C" {
+    pub fn flopspack_cp_shard_metrics(
+        shard: *const flopspack_cp_shard,
+        out: *mut flopspack_cp_metrics,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_cp_shard_destroy(shard: *mut flopspack_cp_shard);
+}

@@ -503,6 +503,33 @@ pub type flopspack_sequence_cost_fn = Option<
     ) -> c_int,
 >;
 
+/// `flopspack_cp_layout`: how a packed sequence is cut over the CP ranks.
+pub type flopspack_cp_layout = c_uint;
+pub const FLOPSPACK_CP_SEQUENCE_HEAD_TAIL: flopspack_cp_layout = 0;
+pub const FLOPSPACK_CP_DOCUMENT_HEAD_TAIL: flopspack_cp_layout = 1;
+pub const FLOPSPACK_CP_ADAPTIVE: flopspack_cp_layout = 2;
+
+#[repr(C)]
+pub struct flopspack_cp_shard {
+    _unused: [u8; 0],
+}
+
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct flopspack_cp_metrics {
+    pub struct_size: u32,
+    pub context_parallel_size: u64,
+    pub num_groups: u64,
+    pub num_chunks: u64,
+    pub balance_efficiency: f64,
+    pub worst_balance: f64,
+    pub max_cp_rank_cost: f64,
+    pub mean_cp_rank_cost: f64,
+    pub kv_tokens: i64,
+    pub sequence_layout_groups: u64,
+    pub document_layout_groups: u64,
+}
+
 extern "C" {
     // Version, status, errors.
     pub fn flopspack_version_number() -> u32;
@@ -964,6 +991,43 @@ extern "C" {
         num_samples: usize,
         out: *mut flopspack_prediction_quality,
     ) -> flopspack_status;
+
+    // Context parallelism.
+    pub fn flopspack_plan_shard_context_parallel(
+        plan: *const flopspack_plan,
+        model: *const flopspack_cost_model,
+        context_parallel_size: u64,
+        layout: c_int,
+        out: *mut *mut flopspack_cp_shard,
+    ) -> flopspack_status;
+    pub fn flopspack_cp_shard_group_count(shard: *const flopspack_cp_shard) -> usize;
+    pub fn flopspack_cp_shard_chunks(
+        shard: *const flopspack_cp_shard,
+        group: usize,
+        cp_rank: usize,
+        items: *mut *const i64,
+        offsets: *mut *const i64,
+        lengths: *mut *const i64,
+        n: *mut usize,
+    ) -> flopspack_status;
+    pub fn flopspack_cp_shard_rank_cost(
+        shard: *const flopspack_cp_shard,
+        group: usize,
+        cp_rank: usize,
+        cost: *mut f64,
+        kv_tokens: *mut i64,
+    ) -> flopspack_status;
+    pub fn flopspack_cp_shard_group_layout(
+        shard: *const flopspack_cp_shard,
+        group: usize,
+        layout: *mut c_int,
+        balance: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_cp_shard_metrics(
+        shard: *const flopspack_cp_shard,
+        out: *mut flopspack_cp_metrics,
+    ) -> flopspack_status;
+    pub fn flopspack_cp_shard_destroy(shard: *mut flopspack_cp_shard);
 }
 
 #[cfg(test)]
@@ -1247,6 +1311,19 @@ mod tests {
             num_ranks,
             accumulation_steps,
             seed
+        });
+        same_layout!(flopspack_cp_metrics {
+            struct_size,
+            context_parallel_size,
+            num_groups,
+            num_chunks,
+            balance_efficiency,
+            worst_balance,
+            max_cp_rank_cost,
+            mean_cp_rank_cost,
+            kv_tokens,
+            sequence_layout_groups,
+            document_layout_groups
         });
         same_layout!(flopspack_stream_totals {
             struct_size,

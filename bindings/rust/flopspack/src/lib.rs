@@ -27,6 +27,7 @@
 pub use flopspack_sys as sys;
 
 mod buckets;
+mod context_parallel;
 mod cost;
 mod error;
 mod model_file;
@@ -41,6 +42,9 @@ mod stream;
 pub use buckets::{
     bucket_padding, optimize_buckets, BucketBudget, BucketDiagnostics, BucketSampler,
     BucketSamplerOptions, BUCKET_TARGET_BALANCE, BUCKET_TARGET_DIVERSITY, BUCKET_TARGET_PADDING,
+};
+pub use context_parallel::{
+    shard_context_parallel, ContextParallelShard, CpChunks, CpLayout, CpMetrics,
 };
 pub use cost::{AttentionSpan, CostModel, FitReport, FitTerms, TransformerConfig};
 pub use error::{Error, Result, Status};

@@ -744,3 +744,62 @@ fn golden_seeds() {
         );
     }
 }
+
+#[test]
+fn golden_context_parallel() {
+    let cases = load("context_parallel.json");
+    assert!(cases.len() >= 4);
+    for c in &cases {
+        let name = c.get("name").str();
+        assert_eq!(c.get("op").str(), "shard_context_parallel");
+        let model = make_model(c.get("model")).unwrap();
+        let plan = plan_step(
+            &c.get("lengths").ints(),
+            &model,
+            &step_options(c.get("options")),
+        )
+        .unwrap();
+        let cp = c.get("context_parallel_size").int() as u64;
+        let layout = match c.get("layout").int() {
+            0 => flopspack::CpLayout::SequenceHeadTail,
+            1 => flopspack::CpLayout::DocumentHeadTail,
+            _ => flopspack::CpLayout::Adaptive,
+        };
+        let shard = flopspack::shard_context_parallel(&plan, &model, cp, layout).unwrap();
+        let groups = c.get("groups").array();
+        assert_eq!(shard.len(), groups.len(), "{name}");
+        for (g, want) in groups.iter().enumerate() {
+            let (used, balance) = shard.layout(g).unwrap();
+            let used_code = match used {
+                flopspack::CpLayout::SequenceHeadTail => 0,
+                flopspack::CpLayout::DocumentHeadTail => 1,
+                flopspack::CpLayout::Adaptive => 2,
+            };
+            assert_eq!(used_code, want.get("layout").int(), "{name} group {g}");
+            same(name, balance, golden_float(want.get("balance")));
+            for (r, rank) in want.get("ranks").array().iter().enumerate() {
+                let chunks = shard.chunks(g, r).unwrap();
+                assert_eq!(chunks.items, rank.get("items").ints(), "{name} {g} {r}");
+                assert_eq!(chunks.offsets, rank.get("offsets").ints(), "{name} {g} {r}");
+                assert_eq!(chunks.lengths, rank.get("lengths").ints(), "{name} {g} {r}");
+                let (cost, kv) = shard.rank_cost(g, r).unwrap();
+                same(name, cost, golden_float(rank.get("cost")));
+                assert_eq!(kv, rank.get("kv_tokens").int(), "{name} {g} {r}");
+            }
+        }
+        let m = shard.metrics();
+        let got = [
+            ("context_parallel_size", m.context_parallel_size as f64),
+            ("num_groups", m.num_groups as f64),
+            ("num_chunks", m.num_chunks as f64),
+            ("balance_efficiency", m.balance_efficiency),
+            ("worst_balance", m.worst_balance),
+            ("max_cp_rank_cost", m.max_cp_rank_cost),
+            ("mean_cp_rank_cost", m.mean_cp_rank_cost),
+            ("kv_tokens", m.kv_tokens as f64),
+            ("sequence_layout_groups", m.sequence_layout_groups as f64),
+            ("document_layout_groups", m.document_layout_groups as f64),
+        ];
+        same_fields(name, &got, c.get("metrics"));
+    }
+}
