@@ -9,7 +9,7 @@ PACKAGES="build-essential cmake ninja-build pkg-config git
   python3-matplotlib fonts-dejavu-core chromium
   python3-dask python3-distributed
   python3-mesonpy python3-venv python3-pip
-  librust-serde-json-dev nlohmann-json3-dev"
+  librust-serde-json-dev nlohmann-json3-dev libcli11-dev"
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

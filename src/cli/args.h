@@ -1,17 +1,18 @@
-// Command-line parsing for one subcommand, on top of Abseil's flag registry.
+// One subcommand's command line, parsed by CLI11 (Debian libcli11-dev).
 //
-// Flags are ordinary ABSL_FLAGs (typed, with help text and defaults), but
-// absl::ParseCommandLine exits with status 1 on an unknown flag or a bad
-// value and knows nothing of subcommands. This parser accepts only the flags
-// the subcommand lists, sets them through CommandLineFlag::ParseFrom, and
-// reports problems as usage errors (exit 2). Accepted forms: --name=value,
-// --name value, --bool / --nobool / --bool=true|false, -o FILE for --output,
-// "--" to end flags; "-" alone is a positional argument (standard input).
-// Dashes and underscores in flag names are the same (--kv-heads, --kv_heads).
+// The command declares its options on a CLI::App (command.h, options.h);
+// this class adds -h/--help and a catch-all for positional arguments, parses,
+// and turns every problem into a usage CliError (exit 2) that names the flag
+// as written: unknown flags, values that do not convert or fail a validator,
+// a missing value, the wrong number of arguments. Accepted forms:
+// --name=value, --name value, --switch / --noswitch / --switch=true|false,
+// -o FILE for --output, "--" to end flags; "-" alone is a positional
+// argument (standard input). Underscores in a flag's name read as dashes
+// (--kv_heads is --kv-heads).
 #ifndef FLOPSPACK_CLI_ARGS_H_
 #define FLOPSPACK_CLI_ARGS_H_
 
-#include <set>
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -19,23 +20,32 @@
 
 namespace flopspack::cli {
 
-struct Invocation {
-  const Command* command = nullptr;
-  std::vector<std::string> positional;
-  bool help = false;  // --help or -h was given: print help, run nothing
-  // Flags given on the command line (underscore spelling), e.g. to let
-  // --gated / --nogated override a preset only when written.
-  std::set<std::string> given;
-  bool Given(const std::string& flag) const { return given.count(flag) > 0; }
+class CommandLine {
+ public:
+  explicit CommandLine(const Command& command);
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  // Parses args (everything after the subcommand name). Throws a usage
+  // CliError naming the offending argument. With --help, the argument count
+  // is not checked.
+  void Parse(const std::vector<std::string>& args);
+  bool help() const { return help_; }
+  const std::vector<std::string>& positional() const { return positional_; }
+  // Runs the command with the parsed options.
+  void Run() const { run_(positional_); }
+
+  // Usage, description, and each option with its help and this command's
+  // default.
+  std::string Help() const;
+
+ private:
+  const Command& command_;
+  CLI::App app_;
+  Runner run_;
+  bool help_ = false;
+  std::vector<std::string> positional_;
 };
-
-// Parses args (everything after the subcommand name). Throws a usage
-// CliError naming the offending argument.
-Invocation ParseArgs(const Command& command, const std::vector<std::string>& args);
-
-// Help text for one subcommand: usage, description, and each accepted flag
-// with its default and help string from the flag registry.
-std::string CommandHelp(const Command& command);
 
 }  // namespace flopspack::cli
 

@@ -2,45 +2,15 @@
 
 #include <algorithm>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
 #include "resample.h"
 #include "simulate_ranks.h"
 #include "status.h"
 
-ABSL_FLAG(int64_t, max_padded_tokens, 262144,
-          "padded-batch budget: batch size x longest sample <= this many tokens");
-ABSL_FLAG(double, max_batch_cost, 0,
-          "padded-batch budget in cost units instead (the cost model's padded-batch cost); 0 = "
-          "use --max-padded-tokens");
-ABSL_FLAG(bool, drop_last, false,
-          "drop the surplus batches of an epoch instead of splitting batches to fill the last "
-          "step");
-
 namespace flopspack::cli {
-
-BucketSettings BucketSettingsFromFlags(const Invocation& invocation) {
-  BucketSettings s;
-  s.max_padded_tokens = absl::GetFlag(FLAGS_max_padded_tokens);
-  s.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
-  if (s.max_padded_tokens <= 0) {
-    throw UsageError(
-        absl::StrFormat("--max-padded-tokens=%d: must be positive", s.max_padded_tokens));
-  }
-  if (!(s.max_batch_cost >= 0)) {
-    throw UsageError(absl::StrFormat("--max-batch-cost=%g: must be >= 0", s.max_batch_cost));
-  }
-  s.num_ranks = SingleRankCount(invocation, 8);
-  s.accumulation = absl::GetFlag(FLAGS_microbatches);
-  if (s.accumulation == 0) throw UsageError("--microbatches must be at least 1");
-  s.drop_last = absl::GetFlag(FLAGS_drop_last);
-  s.seed = absl::GetFlag(FLAGS_seed);
-  s.overflow = ParseOverflow(invocation, "error", {"error", "truncate", "defer"});
-  return s;
-}
 
 Json BucketSettingsJson(const BucketSettings& s) {
   Json out = Json::Object();

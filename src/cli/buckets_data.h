@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
 #include "context.h"
 #include "flopspack/flopspack.h"
 #include "handles.h"
@@ -30,9 +29,6 @@ struct BucketSettings {
   int32_t overflow = FLOPSPACK_OVERFLOW_ERROR;  // samples over the budget
 };
 
-// --max-padded-tokens, --max-batch-cost, --ranks (one value, default 8),
-// --microbatches, --drop-last, --seed, --overflow (error, truncate, defer).
-BucketSettings BucketSettingsFromFlags(const Invocation& invocation);
 Json BucketSettingsJson(const BucketSettings& settings);
 std::string BudgetSummary(const BucketSettings& settings);
 

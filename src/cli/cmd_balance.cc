@@ -1,24 +1,34 @@
 // flopspack balance: documents (with their costs and tokens) into K groups
 // so that the costliest group is as cheap as possible.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
 #include "status.h"
 
-ABSL_FLAG(int64_t, groups, 8, "number of groups (ranks) to balance over");
-ABSL_FLAG(bool, equal_count, false, "group sizes differ by at most one document");
-ABSL_FLAG(bool, refine, true, "local search after the algorithm");
-
 namespace flopspack::cli {
 namespace {
+
+struct BalanceOptions {
+  int64_t groups = 8;
+  std::string algorithm = "auto";
+  bool equal_count = false;
+  bool refine = true;
+  int64_t max_tokens = 0;  // 0 = no cap
+  uint64_t seed = 0;
+  bool compare = false;
+  bool plan = false;
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
 
 struct BalanceAlgorithm {
   const char* name;
@@ -36,46 +46,44 @@ const std::vector<BalanceAlgorithm>& BalanceAlgorithms() {
   return algorithms;
 }
 
-const BalanceAlgorithm& FindAlgorithm(const std::string& name) {
+std::vector<std::string> AlgorithmNames() {
   std::vector<std::string> names;
-  for (const BalanceAlgorithm& a : BalanceAlgorithms()) {
-    if (name == a.name) return a;
-    names.push_back(a.name);
-  }
-  throw UsageError(
-      absl::StrFormat("--algorithm=%s: expected %s", name, absl::StrJoin(names, ", ")));
+  for (const BalanceAlgorithm& a : BalanceAlgorithms()) names.push_back(a.name);
+  return names;
 }
 
-PlanPtr Balance(const std::vector<double>& costs, const std::vector<int64_t>& tokens,
-                const BalanceAlgorithm& algorithm) {
+// The --algorithm validator admits only the names above.
+const BalanceAlgorithm& FindAlgorithm(const std::string& name) {
+  for (const BalanceAlgorithm& a : BalanceAlgorithms()) {
+    if (name == a.name) return a;
+  }
+  return BalanceAlgorithms().front();
+}
+
+PlanPtr Balance(const BalanceOptions& o, const std::vector<double>& costs,
+                const std::vector<int64_t>& tokens, const BalanceAlgorithm& algorithm) {
   flopspack_balance_options options;
   flopspack_balance_options_init(&options);
   options.algorithm = algorithm.value;
-  options.num_groups = absl::GetFlag(FLAGS_groups);
-  options.equal_count = absl::GetFlag(FLAGS_equal_count) ? 1 : 0;
-  options.refine = absl::GetFlag(FLAGS_refine) ? 1 : 0;
-  options.max_tokens_per_group = absl::GetFlag(FLAGS_max_tokens);
-  options.seed = absl::GetFlag(FLAGS_seed);
+  options.num_groups = o.groups;
+  options.equal_count = o.equal_count ? 1 : 0;
+  options.refine = o.refine ? 1 : 0;
+  options.max_tokens_per_group = o.max_tokens;
+  options.seed = o.seed;
   flopspack_plan* plan = nullptr;
   Check(flopspack_balance(&options, costs.data(), tokens.data(), costs.size(), &plan),
         absl::StrFormat("balance (%s, %d groups)", algorithm.name, options.num_groups));
   return PlanPtr(plan);
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("balance", true);
-  const BalanceAlgorithm& algorithm =
-      FindAlgorithm(invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "auto");
-  if (absl::GetFlag(FLAGS_groups) <= 0) {
-    throw UsageError(
-        absl::StrFormat("--groups=%d: must be at least 1", absl::GetFlag(FLAGS_groups)));
-  }
-  if (absl::GetFlag(FLAGS_max_tokens) < 0) throw UsageError("--max-tokens must be >= 0");
-  const bool compare = absl::GetFlag(FLAGS_compare);
-  const bool show_plan = absl::GetFlag(FLAGS_plan);
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+void Run(const BalanceOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "balance", true);
+  const BalanceAlgorithm& algorithm = FindAlgorithm(o.algorithm);
+  const bool compare = o.compare;
+  const bool show_plan = o.plan;
+  const Context context = LoadContext(o.input, o.cost, path);
   const std::vector<int64_t>& lengths = context.lengths.values;
-  const int64_t cap = absl::GetFlag(FLAGS_max_tokens);
+  const int64_t cap = o.max_tokens;
   for (size_t i = 0; cap > 0 && i < lengths.size(); ++i) {
     if (lengths[i] > cap) {
       throw InputError(
@@ -88,13 +96,13 @@ void Run(const Invocation& invocation) {
                                             costs.data()),
         "document costs");
 
-  const PlanPtr plan = Balance(costs, lengths, algorithm);
+  const PlanPtr plan = Balance(o, costs, lengths, algorithm);
   const struct flopspack_plan_metrics metrics = PlanMetrics(plan.get());
   Table comparison({"<algorithm", "balance", "max group cost", "gap to bound", "max tokens"});
   Json comparison_json = Json::Array();
   if (compare) {
     for (const BalanceAlgorithm& a : BalanceAlgorithms()) {
-      const PlanPtr other = Balance(costs, lengths, a);
+      const PlanPtr other = Balance(o, costs, lengths, a);
       const struct flopspack_plan_metrics m = PlanMetrics(other.get());
       int64_t max_tokens = 0;
       for (size_t g = 0; g < flopspack_plan_group_count(other.get()); ++g) {
@@ -117,36 +125,54 @@ void Run(const Invocation& invocation) {
     out.Set("model", ModelJson(context.spec));
     Json options = Json::Object();
     options.Set("algorithm", algorithm.name);
-    options.Set("groups", absl::GetFlag(FLAGS_groups));
-    options.Set("equal_count", absl::GetFlag(FLAGS_equal_count));
-    options.Set("refine", absl::GetFlag(FLAGS_refine));
-    options.Set("max_tokens", absl::GetFlag(FLAGS_max_tokens));
-    options.Set("seed", absl::GetFlag(FLAGS_seed));
+    options.Set("groups", o.groups);
+    options.Set("equal_count", o.equal_count);
+    options.Set("refine", o.refine);
+    options.Set("max_tokens", o.max_tokens);
+    options.Set("seed", o.seed);
     out.Set("options", std::move(options));
     out.Set("metrics", PlanMetricsJson(metrics));
     if (compare) out.Set("comparison", std::move(comparison_json));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), false));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   const Table groups = PlanGroupsTable(plan.get(), false);
   if (format == Format::kCsv) {
-    Emit(show_plan ? PlanGroupsCsvTable(plan.get(), false).Csv()
-         : compare ? comparison.Csv()
-                   : groups.Csv());
+    Emit(o.output, show_plan ? PlanGroupsCsvTable(plan.get(), false).Csv()
+                   : compare ? comparison.Csv()
+                             : groups.Csv());
     return;
   }
   std::string text = TableHeader(context);
   text += absl::StrFormat(
-      "balance: %s into %d groups%s%s\n\n", algorithm.label, absl::GetFlag(FLAGS_groups),
-      absl::GetFlag(FLAGS_equal_count) ? ", equal counts" : "",
-      absl::GetFlag(FLAGS_max_tokens) > 0
-          ? absl::StrCat(", at most ", Cell(absl::GetFlag(FLAGS_max_tokens)), " tokens each")
-          : "");
+      "balance: %s into %d groups%s%s\n\n", algorithm.label, o.groups,
+      o.equal_count ? ", equal counts" : "",
+      o.max_tokens > 0 ? absl::StrCat(", at most ", Cell(o.max_tokens), " tokens each") : "");
   text += PlanMetricsTable(metrics, context.spec.unit).Text();
   if (compare) text += "\nevery algorithm on these documents\n" + comparison.Text();
   if (show_plan || groups.rows() <= 64) text += "\ngroups\n" + groups.Text();
-  Emit(text);
+  Emit(o.output, text);
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<BalanceOptions>();
+  app.add_option("--groups", o->groups, "number of groups (ranks) to balance over")
+      ->capture_default_str()
+      ->check(AtLeast(1));
+  AddAlgorithm(app, o->algorithm, AlgorithmNames(),
+               "auto (Karmarkar-Karp when groups get >= 8 documents each, else LPT), greedy, "
+               "lpt or kk");
+  AddSwitch(app, "equal-count", o->equal_count, "group sizes differ by at most one document");
+  AddSwitch(app, "refine", o->refine, "local search after the algorithm");
+  AddMaxTokens(app, o->max_tokens, "hard token cap per group (default: 0 = no cap)");
+  AddSeed(app, o->seed);
+  AddCompareSwitch(app, o->compare);
+  AddPlanSwitch(app, o->plan);
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -162,14 +188,9 @@ Command BalanceCommand() {
           "--compare lists every algorithm; --plan prints each group's documents.\n"
           "--algorithm: auto (default: Karmarkar-Karp when groups get >= 8 documents each,\n"
           "else LPT), greedy (input order, cheapest group), lpt, kk.",
-          Concat({{"groups", "algorithm", "equal_count", "refine", "max_tokens", "seed", "compare",
-                   "plan"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags()}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

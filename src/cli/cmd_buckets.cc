@@ -1,9 +1,9 @@
 // flopspack buckets: padded batches from length buckets. Bucket boundaries
 // of minimum padding, the bucket sampler's epoch plan and its metrics, and
 // the padding/mixing trade-off as the number of buckets grows.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -11,21 +11,27 @@
 #include "buckets_data.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
+#include "simulate_ranks.h"
 #include "status.h"
-
-ABSL_FLAG(uint32_t, buckets, 64, "number of length buckets");
-ABSL_FLAG(std::string, tradeoff, "",
-          "comma-separated bucket counts: print padding efficiency and step diversity for each "
-          "(e.g. 1,2,4,8,16,32,64)");
-ABSL_FLAG(uint64_t, epoch, 0,
-          "the epoch whose plan is reported (plans are a pure function of "
-          "seed and epoch)");
 
 namespace flopspack::cli {
 namespace {
+
+struct BucketsOptions {
+  BucketSettings settings;  // its initial values are the defaults --help shows
+  std::string ranks = "8";
+  std::string overflow = "error";
+  std::string tradeoff;
+  uint64_t epoch = 0;
+  bool plan = false;
+  bool resample = true;
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
 
 std::vector<uint32_t> ParseCounts(const std::string& list) {
   std::vector<uint32_t> out;
@@ -39,18 +45,18 @@ std::vector<uint32_t> ParseCounts(const std::string& list) {
   return out;
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("buckets", true);
-  BucketSettings settings = BucketSettingsFromFlags(invocation);
-  settings.num_buckets = absl::GetFlag(FLAGS_buckets);
-  if (settings.num_buckets == 0) throw UsageError("--buckets must be at least 1");
-  const std::vector<uint32_t> tradeoff = ParseCounts(absl::GetFlag(FLAGS_tradeoff));
-  const uint64_t epoch = absl::GetFlag(FLAGS_epoch);
-  const bool show_plan = absl::GetFlag(FLAGS_plan);
-  Context context = LoadContext(invocation, invocation.positional[0]);
+void Run(const BucketsOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "buckets", true);
+  BucketSettings settings = o.settings;
+  settings.num_ranks = SingleRankCount(o.ranks);
+  settings.overflow = OverflowValue(o.overflow);
+  const std::vector<uint32_t> tradeoff = ParseCounts(o.tradeoff);
+  const uint64_t epoch = o.epoch;
+  const bool show_plan = o.plan;
+  Context context = LoadContext(o.input, o.cost, path);
   const Json input_json = InputJson(context);
   const std::string header = TableHeader(context);
-  const uint64_t pool = FitSampleToStep(context, settings, tradeoff, absl::GetFlag(FLAGS_resample));
+  const uint64_t pool = FitSampleToStep(context, settings, tradeoff, o.resample);
 
   const BucketSamplerPtr sampler = MakeBucketSampler(context, settings);
   PlanPtr plan = BucketEpoch(sampler.get(), epoch);
@@ -90,7 +96,7 @@ void Run(const Invocation& invocation) {
     out.Set("model", ModelJson(context.spec));
     Json options = BucketSettingsJson(settings);
     options.Set("epoch", epoch);
-    options.Set("resample", absl::GetFlag(FLAGS_resample));
+    options.Set("resample", o.resample);
     options.Set("pool_documents", pool);
     out.Set("options", std::move(options));
     Json buckets = Json::Array();
@@ -107,14 +113,14 @@ void Run(const Invocation& invocation) {
     out.Set("metrics", PlanMetricsJson(metrics));
     if (!points.empty()) out.Set("tradeoff", TradeoffJson(points));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), true));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   if (format == Format::kCsv) {
     if (show_plan) {
-      Emit(PlanGroupsCsvTable(plan.get(), true).Csv());
+      Emit(o.output, PlanGroupsCsvTable(plan.get(), true).Csv());
     } else {
-      Emit(points.empty() ? bounds.Csv() : trade.Csv());
+      Emit(o.output, points.empty() ? bounds.Csv() : trade.Csv());
     }
     return;
   }
@@ -135,7 +141,43 @@ void Run(const Invocation& invocation) {
   text += "\nbuckets\n" + bounds.Text();
   if (!points.empty()) text += "\npadding versus mixing by number of buckets\n" + trade.Text();
   if (show_plan) text += "\n" + PlanGroupsTable(plan.get(), true).Text();
-  Emit(text);
+  Emit(o.output, text);
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<BucketsOptions>();
+  BucketSettings& s = o->settings;
+  app.add_option("--buckets", s.num_buckets, "number of length buckets")
+      ->capture_default_str()
+      ->check(AtLeast(1));
+  app.add_option("--max-padded-tokens", s.max_padded_tokens,
+                 "padded-batch budget: batch size x longest sample <= this many tokens")
+      ->capture_default_str()
+      ->check(AtLeast(1));
+  app.add_option("--max-batch-cost", s.max_batch_cost,
+                 "padded-batch budget in cost units instead (the cost model's padded-batch "
+                 "cost); 0 (default) = use --max-padded-tokens")
+      ->check(AtLeastReal(0));
+  AddRanks(app, o->ranks, "data-parallel ranks, each drawing one batch per microbatch");
+  AddMicrobatches(app, s.accumulation, 1, "batches per rank and optimizer step");
+  AddSwitch(app, "drop-last", s.drop_last,
+            "drop the surplus batches of an epoch instead of splitting batches to fill the last "
+            "step");
+  AddSeed(app, s.seed);
+  app.add_option("--epoch", o->epoch,
+                 "the epoch whose plan is reported (plans are a pure function of seed and epoch)")
+      ->capture_default_str();
+  app.add_option("--tradeoff", o->tradeoff,
+                 "comma-separated bucket counts: print padding efficiency and step diversity for "
+                 "each (e.g. 1,2,4,8,16,32,64)")
+      ->type_name("LIST");
+  AddPlanSwitch(app, o->plan);
+  AddResampleSwitch(app, o->resample);
+  AddOverflow(app, o->overflow, {"error", "truncate", "defer"});
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -151,14 +193,9 @@ Command BucketsCommand() {
           "efficiency, balance of ranks, step diversity) and the buckets. --tradeoff lists\n"
           "padding efficiency against step diversity for several bucket counts; 1 bucket is a\n"
           "plain random shuffle. --plan prints the batches (--csv: group,rank,slot,item,tokens).",
-          Concat({{"buckets", "max_padded_tokens", "max_batch_cost", "ranks", "microbatches",
-                   "drop_last", "seed", "epoch", "tradeoff", "plan", "resample", "overflow"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags()}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

@@ -1,10 +1,10 @@
 // flopspack compare: two datasets side by side, and where their tails part.
-#include "absl/flags/flag.h"
+#include <CLI/CLI.hpp>
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "stats_data.h"
 #include "status.h"
@@ -12,13 +12,19 @@
 namespace flopspack::cli {
 namespace {
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("compare", true);
-  const Context a = LoadContext(invocation, invocation.positional[0]);
+struct CompareOptions {
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
+
+void Run(const CompareOptions& o, const std::string& path_a, const std::string& path_b) {
+  const Format format = OutputFormat(o.output, "compare", true);
+  const Context a = LoadContext(o.input, o.cost, path_a);
   Context b;
   b.spec = a.spec;
   b.model = MakeCostModel(b.spec);
-  b.lengths = ReadLengths(invocation.positional[1], absl::GetFlag(FLAGS_column));
+  b.lengths = ReadLengths(path_b, o.input.column);
   for (int64_t length : b.lengths.values) b.tokens += length;
   const StatsPtr sa = MakeStats(a), sb = MakeStats(b);
   const std::vector<int64_t> thresholds = {4096, 8192, 16384, 32768, 65536, 131072};
@@ -70,7 +76,7 @@ void Run(const Invocation& invocation) {
     cmp.Set("cost_share_above_a", c.cost_share_above_a);
     cmp.Set("cost_share_above_b", c.cost_share_above_b);
     out.Set("comparison", std::move(cmp));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   const flopspack_stats_summary& x = da.summary;
@@ -102,7 +108,7 @@ void Run(const Invocation& invocation) {
          Cell(static_cast<int64_t>(length + 0.5)), Cell(static_cast<int64_t>(other + 0.5))});
   }
   if (format == Format::kCsv) {
-    Emit(t.Csv());
+    Emit(o.output, t.Csv());
     return;
   }
   std::string text =
@@ -121,7 +127,15 @@ void Run(const Invocation& invocation) {
                     "5%% there).\n",
                     100 * c.first_divergent_level)
               : "The quantiles agree within 5% at every level compared.\n";
-  Emit(text);
+  Emit(o.output, text);
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<CompareOptions>();
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0], args[1]); };
 }
 
 }  // namespace
@@ -135,10 +149,9 @@ Command CompareCommand() {
           "the expected longest document in batches of n, the Kolmogorov-Smirnov distance\n"
           "by documents, tokens and cost, and the quantile where the tails part. Two datasets\n"
           "with the same mean can differ exactly there.",
-          Concat({InputFlags(), ModelFlags(), OutputFlags()}),
           2,
           2,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

@@ -5,26 +5,29 @@
 // the others with a scale and offset fitted on the training part), the same
 // figures flopspack.torch.calibrate prints. --save writes a cost-model file
 // that --cost-file, CostModel.load and the Go/Rust readers take.
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <sstream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "args.h"
 #include "commands.h"
 #include "cost_file.h"
 #include "input.h"
 #include "model.h"
+#include "options.h"
 #include "output.h"
 #include "status.h"
 
-ABSL_FLAG(std::string, save, "",
-          "write the fitted model, its quality table and the samples to this cost-model file");
-
 namespace flopspack::cli {
 namespace {
+
+struct FitOptions {
+  std::string save;
+  CostOptions cost;  // only the shape: the FLOPs formula rated beside the fit
+  OutputOptions output;
+};
 
 // Samples in the library's layout (flopspack_cost_model_fit).
 struct SampleSet {
@@ -120,9 +123,8 @@ const char* RowTitle(const std::string& model) {
   return model.c_str();
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("fit", true);
-  const std::string path = invocation.positional[0];
+void Run(const FitOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "fit", true);
   std::string input_kind;
   std::vector<CalibrationSample> samples = ReadSamples(path, input_kind);
   SampleSet train, held_out;
@@ -144,13 +146,12 @@ void Run(const Invocation& invocation) {
 
   // The FLOPs formula is rated only for a shape the user named: the default
   // shape would rate some other model's FLOPs.
-  bool shape_given = invocation.Given("model");
-  for (const char* flag : {"layers", "hidden", "heads", "ffn"}) {
-    shape_given = shape_given || invocation.Given(flag);
-  }
+  const ShapeOptions& shape = o.cost.shape;
+  const bool shape_given =
+      !shape.model.empty() || shape.layers || shape.hidden || shape.heads || shape.ffn;
   std::vector<std::pair<std::string, CostModelPtr>> models;
   models.emplace_back("fitted", std::move(fitted));
-  if (shape_given) models.emplace_back("flops", MakeTransformer(ResolveModel(invocation).config));
+  if (shape_given) models.emplace_back("flops", MakeTransformer(ResolveModel(o.cost).config));
   flopspack_cost_model* tokens = nullptr;
   Check(flopspack_cost_model_tokens(&tokens), "tokens model");
   models.emplace_back("tokens", CostModelPtr(tokens));
@@ -173,7 +174,7 @@ void Run(const Invocation& invocation) {
                      {"input", path},
                      {"samples", std::to_string(samples.size())},
                      {"library", flopspack_version_string()}};
-  const std::string save = absl::GetFlag(FLAGS_save);
+  const std::string& save = o.save;
   if (!save.empty()) WriteCostFile(file, save);
 
   Table table({"<cost model", "R2 train", "R2 held out", "RMS held out", "mean rel err held out",
@@ -198,11 +199,11 @@ void Run(const Invocation& invocation) {
     out.Set("coefficients", std::move(coefficients));
     out.Set("quality", QualityRowsJson(file.quality));
     out.Set("cost_file", save.empty() ? Json() : Json(save));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   if (format == Format::kCsv) {
-    Emit(table.Csv());
+    Emit(o.output, table.Csv());
     return;
   }
   std::string text =
@@ -218,7 +219,18 @@ void Run(const Invocation& invocation) {
   }
   text += save.empty() ? "(--save FILE writes the model for --cost-file)\n"
                        : absl::StrFormat("saved to %s: use it with --cost-file %s\n", save, save);
-  Emit(text);
+  Emit(o.output, text);
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<FitOptions>();
+  app.add_option("--save", o->save,
+                 "write the fitted model, its quality table and the samples to this cost-model "
+                 "file")
+      ->type_name("FILE");
+  AddShapeOptions(app, o->cost.shape);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -233,12 +245,9 @@ Command FitCommand() {
           "out (a report keeps its own split); the polynomial is fitted on the others and every\n"
           "model is rated on both parts: R^2, RMS and relative errors (docs/cost-models.md).\n"
           "--save FILE writes a cost-model file that every subcommand takes as --cost-file.",
-          Concat({{"save", "model", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
-                   "vocab", "gated", "causal", "recompute", "attention"},
-                  OutputFlags()}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

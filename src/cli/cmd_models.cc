@@ -1,9 +1,10 @@
 // flopspack models: the model-shape presets --model accepts, with what each
 // costs per token and how much of a long document's cost is attention.
+#include <CLI/CLI.hpp>
 #include "absl/strings/str_format.h"
-#include "args.h"
 #include "commands.h"
 #include "model.h"
+#include "options.h"
 #include "output.h"
 #include "status.h"
 
@@ -13,8 +14,8 @@ namespace {
 constexpr int64_t kPerTokenAt = 4096;
 constexpr int64_t kAttentionAt = 32768;
 
-void Run(const Invocation& /*invocation*/) {
-  const Format format = OutputFormat("models", true);
+void Run(const OutputOptions& output) {
+  const Format format = OutputFormat(output, "models", true);
   Table table({"<preset", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
                "gated", "GFLOPs/token@4K", "quadratic_coef", "attention@32K", "<source"});
   Json presets = Json::Array();
@@ -59,10 +60,16 @@ void Run(const Invocation& /*invocation*/) {
   if (format == Format::kJson) {
     Json out = Envelope("models");
     out.Set("presets", std::move(presets));
-    Emit(out.Dump());
+    Emit(output, out.Dump());
   } else {
-    Emit(format == Format::kCsv ? table.Csv() : table.Text());
+    Emit(output, format == Format::kCsv ? table.Csv() : table.Text());
   }
+}
+
+Runner Define(CLI::App& app) {
+  auto output = std::make_shared<OutputOptions>();
+  AddOutputOptions(app, *output);
+  return [output](const std::vector<std::string>&) { Run(*output); };
 }
 
 }  // namespace
@@ -75,10 +82,9 @@ Command ModelsCommand() {
           "4096-token document (causal, document attention), the coefficient c that\n"
           "--cost=quadratic uses (cost = l + c*l^2), and attention's share of a 32K-token\n"
           "document's FLOPs.",
-          OutputFlags(),
           0,
           0,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

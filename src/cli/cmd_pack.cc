@@ -1,21 +1,31 @@
 // flopspack pack: documents into sequences of a fixed token capacity.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
 #include "progress.h"
 #include "status.h"
 
-ABSL_FLAG(uint64_t, window, 10000, "--algorithm=stream: documents held at most");
-
 namespace flopspack::cli {
 namespace {
+
+struct PackOptions {
+  int64_t capacity = 8192;
+  std::string algorithm = "bfd";
+  std::string overflow = "split";
+  uint64_t window = 10000;
+  uint64_t seed = 0;
+  bool plan = false;
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
 
 struct StreamPackerDeleter {
   void operator()(flopspack_stream_packer* p) const { flopspack_stream_packer_destroy(p); }
@@ -42,23 +52,28 @@ const std::vector<PackAlgorithm>& PackAlgorithms() {
   return algorithms;
 }
 
-const PackAlgorithm& FindPackAlgorithm(const std::string& name) {
+std::vector<std::string> PackAlgorithmNames() {
   std::vector<std::string> names;
-  for (const PackAlgorithm& a : PackAlgorithms()) {
-    if (name == a.name) return a;
-    names.push_back(a.name);
-  }
-  throw UsageError(
-      absl::StrFormat("--algorithm=%s: expected %s", name, absl::StrJoin(names, ", ")));
+  for (const PackAlgorithm& a : PackAlgorithms()) names.push_back(a.name);
+  return names;
 }
 
-PlanPtr PackOffline(const Context& context, const PackAlgorithm& algorithm, int32_t overflow) {
+// The --algorithm validator admits only the names above.
+const PackAlgorithm& FindPackAlgorithm(const std::string& name) {
+  for (const PackAlgorithm& a : PackAlgorithms()) {
+    if (name == a.name) return a;
+  }
+  return PackAlgorithms().front();
+}
+
+PlanPtr PackOffline(const PackOptions& o, const Context& context, const PackAlgorithm& algorithm,
+                    int32_t overflow) {
   flopspack_pack_options options;
   flopspack_pack_options_init(&options);
   options.algorithm = algorithm.value;
-  options.capacity = absl::GetFlag(FLAGS_capacity);
+  options.capacity = o.capacity;
   options.overflow = overflow;
-  options.seed = absl::GetFlag(FLAGS_seed);
+  options.seed = o.seed;
   options.cost_model = context.model.get();
   flopspack_plan* plan = nullptr;
   Check(
@@ -67,13 +82,13 @@ PlanPtr PackOffline(const Context& context, const PackAlgorithm& algorithm, int3
   return PlanPtr(plan);
 }
 
-Packed PackStream(const Context& context, int32_t overflow) {
+Packed PackStream(const PackOptions& o, const Context& context, int32_t overflow) {
   flopspack_stream_options options;
   flopspack_stream_options_init(&options);
-  options.capacity = absl::GetFlag(FLAGS_capacity);
-  options.window = absl::GetFlag(FLAGS_window);
+  options.capacity = o.capacity;
+  options.window = o.window;
   options.overflow = overflow;
-  options.seed = absl::GetFlag(FLAGS_seed);
+  options.seed = o.seed;
   flopspack_stream_packer* raw = nullptr;
   Check(flopspack_stream_packer_create(&options, context.model.get(), &raw), "stream packer");
   std::unique_ptr<flopspack_stream_packer, StreamPackerDeleter> packer(raw);
@@ -96,39 +111,34 @@ Packed PackStream(const Context& context, int32_t overflow) {
   return packed;
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("pack", true);
-  const PackAlgorithm& algorithm =
-      FindPackAlgorithm(invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "bfd");
-  const int32_t overflow = ParseOverflow(invocation, "split", {"split", "truncate", "error"});
-  const int64_t capacity = absl::GetFlag(FLAGS_capacity);
-  if (capacity <= 0) {
-    throw UsageError(
-        absl::StrFormat("--capacity=%d: must be a positive number of tokens", capacity));
-  }
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+void Run(const PackOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "pack", true);
+  const PackAlgorithm& algorithm = FindPackAlgorithm(o.algorithm);
+  const int32_t overflow = OverflowValue(o.overflow);
+  const int64_t capacity = o.capacity;
+  const Context context = LoadContext(o.input, o.cost, path);
   if (overflow == FLOPSPACK_OVERFLOW_ERROR) RequireWithinCapacity(context, capacity);
   const bool stream = algorithm.value < 0;
   Packed packed;
   if (stream) {
-    packed = PackStream(context, overflow);
+    packed = PackStream(o, context, overflow);
   } else {
-    packed.plan = PackOffline(context, algorithm, overflow);
+    packed.plan = PackOffline(o, context, algorithm, overflow);
   }
   const PlanPtr& plan = packed.plan;
   const struct flopspack_plan_metrics metrics = PlanMetrics(plan.get());
   const flopspack_stream_totals& totals = packed.totals;
-  const bool show_plan = absl::GetFlag(FLAGS_plan);
+  const bool show_plan = o.plan;
   if (format == Format::kJson) {
     Json out = Envelope("pack");
     out.Set("input", InputJson(context));
     out.Set("model", ModelJson(context.spec));
     Json options = Json::Object();
     options.Set("algorithm", algorithm.name);
-    options.Set("capacity", absl::GetFlag(FLAGS_capacity));
+    options.Set("capacity", o.capacity);
     options.Set("overflow", OverflowName(overflow));
-    if (stream) options.Set("window", absl::GetFlag(FLAGS_window));
-    options.Set("seed", absl::GetFlag(FLAGS_seed));
+    if (stream) options.Set("window", o.window);
+    options.Set("seed", o.seed);
     out.Set("options", std::move(options));
     out.Set("metrics", PlanMetricsJson(metrics));
     Json stream_json = Json::Object();
@@ -140,10 +150,10 @@ void Run(const Invocation& invocation) {
     stream_json.Set("truncated_tokens", totals.truncated_tokens);
     if (stream) out.Set("stream", std::move(stream_json));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), false));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
   } else if (format == Format::kCsv) {
-    Emit(show_plan ? PlanGroupsCsvTable(plan.get(), false).Csv()
-                   : PlanMetricsTable(metrics, context.spec.unit).Csv());
+    Emit(o.output, show_plan ? PlanGroupsCsvTable(plan.get(), false).Csv()
+                             : PlanMetricsTable(metrics, context.spec.unit).Csv());
   } else {
     std::string text = TableHeader(context);
     Table table = PlanMetricsTable(metrics, context.spec.unit);
@@ -160,8 +170,26 @@ void Run(const Invocation& invocation) {
     }
     text += table.Text();
     if (show_plan) text += "\n" + PlanGroupsTable(plan.get(), false).Text();
-    Emit(text);
+    Emit(o.output, text);
   }
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<PackOptions>();
+  AddCapacity(app, o->capacity, "tokens per packed sequence");
+  AddAlgorithm(app, o->algorithm, PackAlgorithmNames(),
+               "bfd (best fit decreasing), ffd, next-fit, shuffled or stream");
+  AddOverflow(app, o->overflow, {"split", "truncate", "error"});
+  app.add_option("--window", o->window, "--algorithm=stream: documents held at most")
+      ->capture_default_str()
+      ->check(AtLeast(1));
+  AddSeed(app, o->seed);
+  AddPlanSwitch(app, o->plan);
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  AddProgressOption(app);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -178,14 +206,9 @@ Command PackCommand() {
           "next-fit (input order, a new sequence when full), shuffled (first fit in a seeded\n"
           "random order, mixes lengths), stream (best fit over a window of --window\n"
           "documents, bounded memory). --overflow: split (default), truncate or error.",
-          Concat({{"capacity", "algorithm", "overflow", "window", "seed", "plan"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags(),
-                  {"progress"}}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

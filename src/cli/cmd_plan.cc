@@ -1,41 +1,43 @@
 // flopspack plan: one global batch onto ranks x microbatches with the step
 // planner, and (--compare) how each algorithm would do on it.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
 #include "handles.h"
 #include "json.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
 #include "simulate_ranks.h"
 #include "status.h"
 #include "step_data.h"
 
-ABSL_FLAG(std::string, order, "descending",
-          "which microbatch runs in which slot: descending (heaviest first, even per-slot cost), "
-          "light-ends (lightest at both ends), as-planned");
-
-ABSL_FLAG(uint64_t, cp, 0,
-          "context-parallel size: shard every microbatch over this many CP ranks and print the "
-          "CP-rank balance (0 = no context parallelism)");
-ABSL_FLAG(std::string, cp_layout, "adaptive",
-          "with --cp: sequence (head-tail of the packed sequence), document (head-tail of every "
-          "document) or adaptive (per microbatch, the lower maximum CP-rank cost)");
-ABSL_FLAG(std::string, sync, "step",
-          "how the trainer synchronizes, i.e. what the planner balances: step (once per "
-          "optimizer step: rank totals) or microbatch (FSDP / ZeRO-3: every slot across ranks)");
-ABSL_FLAG(uint64_t, pipeline_stages, 0,
-          "pipeline stages per replica (0 or 1 = none, at most 1024): adds the 1F1B makespan, "
-          "its efficiency and its gap to the lower bound to the metrics");
-
 namespace flopspack::cli {
 namespace {
+
+struct PlanOptions {
+  std::string ranks = "8";
+  int64_t capacity = 8192;
+  uint64_t microbatches = 0;  // 0 = the fewest that hold the batch
+  std::string algorithm = "documents";
+  std::string order = "descending";
+  std::string overflow = "split";
+  uint64_t seed = 0;
+  bool compare = false;
+  bool plan = false;
+  uint64_t cp = 0;                       // context-parallel size; 0 = no context parallelism
+  std::optional<std::string> cp_layout;  // unset: adaptive
+  std::string sync = "step";
+  uint64_t pipeline_stages = 0;  // 0 or 1 = no pipeline
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
 
 struct CpLayoutName {
   const char* name;
@@ -45,13 +47,11 @@ constexpr CpLayoutName kCpLayouts[] = {{"sequence", FLOPSPACK_CP_SEQUENCE_HEAD_T
                                        {"document", FLOPSPACK_CP_DOCUMENT_HEAD_TAIL},
                                        {"adaptive", FLOPSPACK_CP_ADAPTIVE}};
 
-int ParseCpLayout() {
-  const std::string name = absl::GetFlag(FLAGS_cp_layout);
+int CpLayoutValue(const std::string& name) {
   for (const CpLayoutName& l : kCpLayouts) {
     if (name == l.name) return l.value;
   }
-  throw UsageError(
-      absl::StrFormat("--cp-layout=%s: expected sequence, document or adaptive", name));
+  return FLOPSPACK_CP_ADAPTIVE;  // the --cp-layout validator admits only the names above
 }
 
 // The plan's microbatches sharded over `cp` CP ranks under every layout
@@ -101,69 +101,44 @@ Json CpMetricsJson(const flopspack_cp_metrics& m) {
   return j;
 }
 
-StepSettings SettingsFromFlags(const Invocation& invocation) {
+StepSettings Settings(const PlanOptions& o) {
   NameField("max_tokens_per_microbatch", "--capacity");
   StepSettings s;
-  const uint64_t ranks = SingleRankCount(invocation, 8);
+  const uint64_t ranks = SingleRankCount(o.ranks);
   if (ranks > UINT32_MAX) throw UsageError("--ranks: at most 4294967295 ranks");
   s.num_ranks = static_cast<uint32_t>(ranks);
-  // Unlike simulate, the planner picks the fewest microbatches that hold the
-  // batch unless --microbatches is given.
-  const uint64_t microbatches =
-      invocation.Given("microbatches") ? absl::GetFlag(FLAGS_microbatches) : 0;
-  if (microbatches > UINT32_MAX) throw UsageError("--microbatches: too large");
-  s.microbatches = static_cast<uint32_t>(microbatches);
-  s.capacity = absl::GetFlag(FLAGS_capacity);
-  if (s.capacity <= 0) {
-    throw UsageError(
-        absl::StrFormat("--capacity=%d: must be a positive number of tokens", s.capacity));
+  if (o.microbatches > UINT32_MAX) throw UsageError("--microbatches: too large");
+  s.microbatches = static_cast<uint32_t>(o.microbatches);
+  s.capacity = o.capacity;
+  s.seed = o.seed;
+  s.ordering = o.order == "light-ends"   ? FLOPSPACK_SLOT_ORDER_LIGHT_ENDS
+               : o.order == "as-planned" ? FLOPSPACK_SLOT_ORDER_AS_PLANNED
+                                         : FLOPSPACK_SLOT_ORDER_DESCENDING;
+  s.overflow = OverflowValue(o.overflow);
+  s.sync = o.sync == "microbatch" ? FLOPSPACK_SYNC_MICROBATCH : FLOPSPACK_SYNC_STEP;
+  if (o.pipeline_stages > 1024) {
+    throw UsageError(absl::StrFormat("--pipeline-stages=%d: at most 1024 stages (0 or 1 = none)",
+                                     o.pipeline_stages));
   }
-  s.seed = absl::GetFlag(FLAGS_seed);
-  const std::string order = absl::GetFlag(FLAGS_order);
-  if (order == "descending") {
-    s.ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
-  } else if (order == "light-ends") {
-    s.ordering = FLOPSPACK_SLOT_ORDER_LIGHT_ENDS;
-  } else if (order == "as-planned") {
-    s.ordering = FLOPSPACK_SLOT_ORDER_AS_PLANNED;
-  } else {
-    throw UsageError(
-        absl::StrFormat("--order=%s: expected descending, light-ends or as-planned", order));
-  }
-  s.overflow = ParseOverflow(invocation, "split", {"split", "defer", "error"});
-  const std::string sync = absl::GetFlag(FLAGS_sync);
-  if (sync == "step") {
-    s.sync = FLOPSPACK_SYNC_STEP;
-  } else if (sync == "microbatch") {
-    s.sync = FLOPSPACK_SYNC_MICROBATCH;
-  } else {
-    throw UsageError(absl::StrFormat("--sync=%s: expected step or microbatch", sync));
-  }
-  const uint64_t stages = absl::GetFlag(FLAGS_pipeline_stages);
-  if (stages > 1024) {
-    throw UsageError(
-        absl::StrFormat("--pipeline-stages=%d: at most 1024 stages (0 or 1 = none)", stages));
-  }
-  s.pipeline_stages = static_cast<uint32_t>(stages);
+  s.pipeline_stages = static_cast<uint32_t>(o.pipeline_stages);
   return s;
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("plan", true);
-  const StepSettings settings = SettingsFromFlags(invocation);
-  const StepAlgorithm& algorithm = FindStepAlgorithm(
-      invocation.Given("algorithm") ? absl::GetFlag(FLAGS_algorithm) : "documents");
-  const bool compare = absl::GetFlag(FLAGS_compare);
-  const bool show_plan = absl::GetFlag(FLAGS_plan);
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+void Run(const PlanOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "plan", true);
+  const StepSettings settings = Settings(o);
+  const StepAlgorithm& algorithm = FindStepAlgorithm(o.algorithm);
+  const bool compare = o.compare;
+  const bool show_plan = o.plan;
+  const Context context = LoadContext(o.input, o.cost, path);
   if (settings.overflow == FLOPSPACK_OVERFLOW_ERROR) {
     RequireWithinCapacity(context, settings.capacity);
   }
 
-  const uint64_t cp = absl::GetFlag(FLAGS_cp);
+  const uint64_t cp = o.cp;
   if (cp > 65536) throw UsageError(absl::StrFormat("--cp=%d: at most 65536 CP ranks", cp));
-  const int cp_layout = ParseCpLayout();
-  if (!invocation.Given("cp") && invocation.Given("cp_layout")) {
+  const int cp_layout = CpLayoutValue(o.cp_layout.value_or("adaptive"));
+  if (cp == 0 && o.cp_layout) {
     throw UsageError("--cp-layout needs --cp (the context-parallel size)");
   }
 
@@ -238,13 +213,13 @@ void Run(const Invocation& invocation) {
     if (compare) out.Set("comparison", std::move(comparison_json));
     if (cp > 0) out.Set("context_parallel", std::move(cp_json));
     if (show_plan) out.Set("groups", PlanGroupsJson(plan.get(), true));
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   if (format == Format::kCsv) {
-    Emit(show_plan ? PlanGroupsCsvTable(plan.get(), true).Csv()
-         : compare ? comparison.Csv()
-                   : ranks.Csv());
+    Emit(o.output, show_plan ? PlanGroupsCsvTable(plan.get(), true).Csv()
+                   : compare ? comparison.Csv()
+                             : ranks.Csv());
     return;
   }
   std::string text = TableHeader(context);
@@ -270,7 +245,61 @@ void Run(const Invocation& invocation) {
   } else if (loads.size() <= 64) {
     text += "\nranks\n" + ranks.Text();
   }
-  Emit(text);
+  Emit(o.output, text);
+}
+
+std::vector<std::string> StepAlgorithmNames() {
+  std::vector<std::string> names;
+  for (const StepAlgorithm& a : StepAlgorithms()) names.push_back(a.name);
+  return names;
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<PlanOptions>();
+  AddRanks(app, o->ranks, "data-parallel ranks (GPUs) sharing the batch");
+  AddCapacity(app, o->capacity,
+              "the memory cap of one microbatch, in tokens (the planner's "
+              "max_tokens_per_microbatch)");
+  AddMicrobatches(app, o->microbatches, 0,
+                  "microbatches (gradient-accumulation steps) per rank (default: the fewest that "
+                  "hold the batch)");
+  AddAlgorithm(app, o->algorithm, StepAlgorithmNames(),
+               "documents (cost-balanced documents under the cap), random, tokens or sequences");
+  app.add_option("--order", o->order,
+                 "which microbatch runs in which slot: descending (heaviest first, even per-slot "
+                 "cost), light-ends (lightest at both ends), as-planned")
+      ->type_name("NAME")
+      ->capture_default_str()
+      ->check(OneOf({"descending", "light-ends", "as-planned"}));
+  AddOverflow(app, o->overflow, {"split", "defer", "error"});
+  AddSeed(app, o->seed);
+  app.add_option("--sync", o->sync,
+                 "how the trainer synchronizes, i.e. what the planner balances: step (once per "
+                 "optimizer step: rank totals) or microbatch (FSDP / ZeRO-3: every slot across "
+                 "ranks)")
+      ->type_name("NAME")
+      ->capture_default_str()
+      ->check(OneOf({"step", "microbatch"}));
+  app.add_option("--pipeline-stages", o->pipeline_stages,
+                 "pipeline stages per replica (0 or 1 = none, at most 1024): adds the 1F1B "
+                 "makespan, its efficiency and its gap to the lower bound to the metrics")
+      ->type_name("N")
+      ->capture_default_str();
+  AddCompareSwitch(app, o->compare);
+  AddPlanSwitch(app, o->plan);
+  app.add_option("--cp", o->cp,
+                 "context-parallel size: shard every microbatch over this many CP ranks and print "
+                 "the CP-rank balance (default: 0 = no context parallelism)");
+  app.add_option("--cp-layout", o->cp_layout,
+                 "with --cp: sequence (head-tail of the packed sequence), document (head-tail of "
+                 "every document) or adaptive (per microbatch, the lower maximum CP-rank cost) "
+                 "(default: adaptive)")
+      ->type_name("NAME")
+      ->check(OneOf({"sequence", "document", "adaptive"}));
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -294,14 +323,9 @@ Command PlanCommand() {
           "--cp C shards every microbatch over a context-parallel group of C GPUs and prints\n"
           "the CP-rank balance under each layout (--cp-layout: sequence, document or adaptive,\n"
           "the default, listed first; JSON: context_parallel).",
-          Concat({{"ranks", "capacity", "microbatches", "algorithm", "order", "overflow", "seed",
-                   "sync", "pipeline_stages", "compare", "plan", "cp", "cp_layout"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags()}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

@@ -3,6 +3,7 @@
 // (schema flopspack-cli/1, command "report"); report.py draws the figures
 // and the page from that file (renderer.h).
 #include <sys/stat.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -12,14 +13,14 @@
 #include <fstream>
 #include <limits>
 
-#include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "buckets_data.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "plan_output.h"
 #include "progress.h"
@@ -31,18 +32,27 @@
 #include "status.h"
 #include "step_data.h"
 
-ABSL_FLAG(std::string, out, "", "directory for index.html, the figures and report.json");
-ABSL_FLAG(uint64_t, report_steps, 30, "optimizer steps simulated per point of the rank sweep");
-ABSL_FLAG(std::string, decide_at, "1024,8192",
-          "GPU counts the recommendation answers for (added to the sweep)");
-ABSL_FLAG(double, min_gain, 0.5,
-          "percent: a policy gaining less than this over random dealing is not worth a change");
-
 namespace flopspack::cli {
 namespace {
 
-constexpr int64_t kReportCapacity = 16384;
-const std::vector<uint64_t> kSweepRanks = {64, 128, 256, 512, 1024, 2048, 4096, 8192};
+// The training setup the report assumes unless told (docs/cli.md, "report").
+struct ReportOptions {
+  std::string out;
+  std::string ranks = "64,128,256,512,1024,2048,4096,8192";
+  std::string decide_at = "1024,8192";
+  double min_gain = 0.5;  // percent
+  SimSettings sim = [] {
+    SimSettings s;
+    s.microbatches = 4;
+    s.tokens_per_microbatch = 16384;
+    s.max_tokens_per_microbatch = 0;  // 0 = --capacity: every policy the same memory
+    s.steps = 30;
+    return s;
+  }();
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
 
 void MakeDirectories(const std::string& path) {
   for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
@@ -252,45 +262,29 @@ Json DecisionJson(const Decision& d, const std::vector<SimPolicy>& policies,
   return out;
 }
 
-void Run(const Invocation& invocation) {
-  std::string dir = absl::GetFlag(FLAGS_out);
+void Run(const ReportOptions& o, const std::string& path) {
+  std::string dir = o.out;
   if (dir.empty()) throw UsageError("--out=DIR is required: where to write the report");
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   const std::vector<uint64_t> decide_at = [&] {
-    std::vector<uint64_t> v = ParseRankList("--decide-at", absl::GetFlag(FLAGS_decide_at));
+    std::vector<uint64_t> v = ParseRankList("--decide-at", o.decide_at);
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
   }();
-  const double min_gain = absl::GetFlag(FLAGS_min_gain) / 100;
-  if (!(min_gain >= 0) || min_gain >= 1) {
-    throw UsageError(
-        absl::StrFormat("--min-gain=%g: a percentage in [0, 100)", absl::GetFlag(FLAGS_min_gain)));
-  }
+  const double min_gain = o.min_gain / 100;
 
-  // The training setup the report assumes (docs/cli.md, "report").
-  SimSettings sim;
-  sim.microbatches = invocation.Given("microbatches") ? absl::GetFlag(FLAGS_microbatches) : 4;
-  sim.tokens_per_microbatch =
-      invocation.Given("capacity") ? absl::GetFlag(FLAGS_capacity) : kReportCapacity;
+  SimSettings sim = o.sim;
   // Every policy gets the same memory unless --max-tokens grants the planner
   // slack (the page then says so).
-  sim.max_tokens_per_microbatch =
-      invocation.Given("max_tokens") ? absl::GetFlag(FLAGS_max_tokens) : sim.tokens_per_microbatch;
-  sim.steps = absl::GetFlag(FLAGS_report_steps);
-  sim.seed = absl::GetFlag(FLAGS_seed);
-  sim.resample = absl::GetFlag(FLAGS_resample);
-  if (sim.microbatches == 0) throw UsageError("--microbatches must be at least 1");
-  if (sim.steps == 0) throw UsageError("--report-steps must be at least 1");
-  if (sim.tokens_per_microbatch <= 0) {
-    throw UsageError(absl::StrFormat("--capacity=%d: must be a positive number of tokens",
-                                     sim.tokens_per_microbatch));
+  if (sim.max_tokens_per_microbatch == 0) {
+    sim.max_tokens_per_microbatch = sim.tokens_per_microbatch;
   }
   if (sim.max_tokens_per_microbatch < sim.tokens_per_microbatch) {
     throw UsageError(absl::StrFormat("--max-tokens=%d: must be at least --capacity=%d",
                                      sim.max_tokens_per_microbatch, sim.tokens_per_microbatch));
   }
-  std::vector<uint64_t> ranks = invocation.Given("ranks") ? RankCounts(invocation, 0) : kSweepRanks;
+  std::vector<uint64_t> ranks = ParseRanks(o.ranks);
   // The counts the recommendation answers for are always in the sweep.
   for (uint64_t c : decide_at) {
     if (std::find(ranks.begin(), ranks.end(), c) == ranks.end()) ranks.push_back(c);
@@ -298,7 +292,7 @@ void Run(const Invocation& invocation) {
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   const std::vector<SimPolicy> policies = ParsePolicies("random,token-balanced,buckets,planner");
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+  const Context context = LoadContext(o.input, o.cost, path);
   MakeDirectories(dir);
   InstallInterruptHandler();
 
@@ -497,12 +491,52 @@ void Run(const Invocation& invocation) {
   WriteFile(json_path, doc.Dump());
   RunRenderer(json_path, dir);
   progress.Advance();
-  Emit(absl::StrCat("recommendation: ", decision.text, "\nreport: ", dir, "/index.html\n"));
+  Emit(o.output,
+       absl::StrCat("recommendation: ", decision.text, "\nreport: ", dir, "/index.html\n"));
   if (interrupted) {
     throw CliError(kExitInterrupted,
                    "interrupted: the page holds the points finished (the others read "
                    "'interrupted')");
   }
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  SimSettings& sim = o->sim;
+  app.add_option("--out", o->out,
+                 "directory for index.html, the figures and report.json (required)")
+      ->type_name("DIR");
+  AddRanks(app, o->ranks, "the GPU counts of the sweep, plus the --decide-at counts");
+  AddCapacity(app, sim.tokens_per_microbatch, "tokens per microbatch");
+  AddMaxTokens(app, sim.max_tokens_per_microbatch,
+               "the planner's memory cap per microbatch, >= --capacity (default: --capacity, "
+               "every policy the same memory)");
+  AddMicrobatches(app, sim.microbatches, 1, "microbatches per GPU and optimizer step");
+  app.add_option("--report-steps", sim.steps, "optimizer steps simulated per point of the sweep")
+      ->capture_default_str()
+      ->check(AtLeast(1));
+  AddSeed(app, sim.seed);
+  AddResampleSwitch(app, sim.resample);
+  app.add_option("--decide-at", o->decide_at,
+                 "GPU counts the recommendation answers for (added to the sweep)")
+      ->type_name("LIST")
+      ->capture_default_str();
+  app.add_option("--min-gain", o->min_gain,
+                 "percent: a policy gaining less than this over random dealing is not worth a "
+                 "change")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double value = 0;
+            if (!absl::SimpleAtod(text, &value) || (value >= 0 && value < 100)) return "";
+            return text + ": a percentage in [0, 100)";
+          },
+          "", "Percentage"));
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output, false);
+  AddProgressOption(app);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -524,14 +558,9 @@ Command ReportCommand() {
           "DIR/report.json; report.py (matplotlib) draws\n"
           "DIR/index.html and its SVG figures (FLOPSPACK_PYTHON, FLOPSPACK_REPORT_SCRIPT:\n"
           "docs/cli.md). Prints the recommendation and the page's path.",
-          Concat({{"out", "ranks", "capacity", "max_tokens", "microbatches", "report_steps", "seed",
-                   "resample", "decide_at", "min_gain"},
-                  InputFlags(),
-                  ModelFlags(),
-                  {"output", "progress"}}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

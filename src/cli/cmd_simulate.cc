@@ -1,38 +1,32 @@
 // flopspack simulate: the straggler emulator. How much throughput does the
 // dataset lose to stragglers and padding at N GPUs, under each policy?
+#include <CLI/CLI.hpp>
 #include <cmath>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "resample.h"
 #include "simulate_data.h"
 #include "simulate_ranks.h"
 #include "status.h"
 
-ABSL_FLAG(std::string, policies, "all", "comma-separated policies to simulate, or all");
-ABSL_FLAG(uint64_t, steps, 100, "optimizer steps to simulate");
-
 namespace flopspack::cli {
+namespace {
 
-SimSettings SettingsFromFlags() {
-  SimSettings settings;
-  settings.microbatches = absl::GetFlag(FLAGS_microbatches);
-  settings.tokens_per_microbatch = absl::GetFlag(FLAGS_capacity);
-  settings.max_tokens_per_microbatch = absl::GetFlag(FLAGS_max_tokens);
-  settings.steps = absl::GetFlag(FLAGS_steps);
-  settings.seed = absl::GetFlag(FLAGS_seed);
-  settings.resample = absl::GetFlag(FLAGS_resample);
-  if (settings.microbatches == 0) throw UsageError("--microbatches must be at least 1");
-  if (settings.steps == 0) throw UsageError("--steps must be at least 1");
-  if (settings.tokens_per_microbatch <= 0) {
-    throw UsageError(absl::StrFormat("--capacity=%d: must be a positive number of tokens",
-                                     settings.tokens_per_microbatch));
-  }
+struct SimulateOptions {
+  std::string ranks = "1024";
+  std::string policies = "all";
+  SimSettings sim;  // its initial values are the defaults --help shows
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
+
+void CheckSettings(const SimSettings& settings) {
   if (settings.max_tokens_per_microbatch != 0 &&
       settings.max_tokens_per_microbatch < settings.tokens_per_microbatch) {
     throw UsageError(
@@ -40,14 +34,7 @@ SimSettings SettingsFromFlags() {
                         "--capacity=%d (or 0 = --capacity)",
                         settings.max_tokens_per_microbatch, settings.tokens_per_microbatch));
   }
-  if (settings.max_tokens_per_microbatch < 0) {
-    throw UsageError(
-        absl::StrFormat("--max-tokens=%d: must be >= 0", settings.max_tokens_per_microbatch));
-  }
-  return settings;
 }
-
-namespace {
 
 // After Ctrl-C: the results so far are printed, then this ends the command.
 void EndIfInterrupted(bool interrupted) {
@@ -57,7 +44,7 @@ void EndIfInterrupted(bool interrupted) {
 }
 
 void RunOne(const Context& context, const std::vector<SimPolicy>& policies, uint64_t ranks,
-            const SimSettings& settings, Format format) {
+            const SimSettings& settings, Format format, const OutputOptions& output) {
   Json results = Json::Array();
   Table t({"<policy", "throughput", "balance mean", "p5", "p50", "p95", "fill", "padding eff",
            "predicted", "step time"});
@@ -97,24 +84,27 @@ void RunOne(const Context& context, const std::vector<SimPolicy>& policies, uint
     settings_json.Set("ranks", ranks);
     out.Set("settings", std::move(settings_json));
     out.Set("results", std::move(results));
-    Emit(out.Dump());
+    Emit(output, out.Dump());
   } else if (format == Format::kCsv) {
-    Emit(t.Csv());
+    Emit(output, t.Csv());
   } else {
-    Emit(TableHeader(context) +
-         absl::StrFormat("%d ranks x %d microbatches of %s tokens, %d steps, seed %d\n\n", ranks,
-                         settings.microbatches, Cell(settings.tokens_per_microbatch),
-                         settings.steps, settings.seed) +
-         t.Text() +
-         "\nthroughput: useful work / time, relative to a perfectly balanced run without padding;"
-         "\nbalance: mean / max rank cost per step; predicted: order-statistics estimate.\n" +
-         ResampleNote(context, any_resampled, any_missing));
+    Emit(output,
+         TableHeader(context) +
+             absl::StrFormat("%d ranks x %d microbatches of %s tokens, %d steps, seed %d\n\n",
+                             ranks, settings.microbatches, Cell(settings.tokens_per_microbatch),
+                             settings.steps, settings.seed) +
+             t.Text() +
+             "\nthroughput: useful work / time, relative to a perfectly balanced run without "
+             "padding;"
+             "\nbalance: mean / max rank cost per step; predicted: order-statistics estimate.\n" +
+             ResampleNote(context, any_resampled, any_missing));
   }
   EndIfInterrupted(interrupted);
 }
 
 void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
-              const std::vector<uint64_t>& ranks, const SimSettings& settings, Format format) {
+              const std::vector<uint64_t>& ranks, const SimSettings& settings, Format format,
+              const OutputOptions& output) {
   std::vector<SweepResult> sweeps;
   bool any_resampled = false, any_missing = false, interrupted = false;
   for (const SimPolicy& policy : policies) {
@@ -158,33 +148,59 @@ void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
     }
     sweep.Set("policies", std::move(list));
     out.Set("sweep", std::move(sweep));
-    Emit(out.Dump());
+    Emit(output, out.Dump());
   } else if (format == Format::kCsv) {
-    Emit(t.Csv());
+    Emit(output, t.Csv());
   } else {
-    Emit(TableHeader(context) +
-         absl::StrFormat("relative throughput by number of ranks (%d microbatches of %s tokens, "
+    Emit(output, TableHeader(context) +
+                     absl::StrFormat(
+                         "relative throughput by number of ranks (%d microbatches of %s tokens, "
                          "%d steps, seed %d)\n\n",
                          settings.microbatches, Cell(settings.tokens_per_microbatch),
                          settings.steps, settings.seed) +
-         t.Text() + (any_resampled || any_missing ? "\n" : "") +
-         ResampleNote(context, any_resampled, any_missing));
+                     t.Text() + (any_resampled || any_missing ? "\n" : "") +
+                     ResampleNote(context, any_resampled, any_missing));
   }
   EndIfInterrupted(interrupted);
 }
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("simulate", true);
-  const std::vector<uint64_t> ranks = RankCounts(invocation, 1024);
-  const std::vector<SimPolicy> policies = ParsePolicies(absl::GetFlag(FLAGS_policies));
-  const SimSettings settings = SettingsFromFlags();
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+void Run(const SimulateOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "simulate", true);
+  const std::vector<uint64_t> ranks = ParseRanks(o.ranks);
+  const std::vector<SimPolicy> policies = ParsePolicies(o.policies);
+  const SimSettings& settings = o.sim;
+  CheckSettings(settings);
+  const Context context = LoadContext(o.input, o.cost, path);
   InstallInterruptHandler();
   if (ranks.size() == 1) {
-    RunOne(context, policies, ranks[0], settings, format);
+    RunOne(context, policies, ranks[0], settings, format, o.output);
   } else {
-    RunSweep(context, policies, ranks, settings, format);
+    RunSweep(context, policies, ranks, settings, format, o.output);
   }
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<SimulateOptions>();
+  SimSettings& sim = o->sim;
+  AddRanks(app, o->ranks, "data-parallel ranks (GPUs); a comma-separated list sweeps them");
+  app.add_option("--policies", o->policies, "comma-separated policies to simulate, or all")
+      ->type_name("LIST")
+      ->capture_default_str();
+  AddCapacity(app, sim.tokens_per_microbatch, "tokens per microbatch");
+  AddMaxTokens(app, sim.max_tokens_per_microbatch,
+               "the planner policies' memory cap per microbatch, >= --capacity (default: 0 = "
+               "--capacity, no slack)");
+  AddMicrobatches(app, sim.microbatches, 1, "microbatches per rank and optimizer step");
+  app.add_option("--steps", sim.steps, "optimizer steps to simulate")
+      ->capture_default_str()
+      ->check(AtLeast(1));
+  AddSeed(app, sim.seed);
+  AddResampleSwitch(app, sim.resample);
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  AddProgressOption(app);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -199,15 +215,9 @@ Command SimulateCommand() {
           "relative to a perfectly balanced, unpadded run, the balance efficiency (mean /\n"
           "max rank cost) and fill. With several --ranks it sweeps them: the curve shows\n"
           "where the tail starts to cost.",
-          Concat({{"ranks", "policies", "capacity", "max_tokens", "microbatches", "steps", "seed",
-                   "resample"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags(),
-                  {"progress"}}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

@@ -1,49 +1,41 @@
 // flopspack stats: how long-tailed a dataset is, by documents, tokens and
 // cost: summary, log2 (or linear) histogram, the tail beyond thresholds, and
 // the expected longest document in a batch of n.
-#include "absl/flags/flag.h"
+#include <CLI/CLI.hpp>
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "commands.h"
 #include "context.h"
-#include "flags.h"
+#include "options.h"
 #include "output.h"
 #include "stats_data.h"
 #include "status.h"
 
-ABSL_FLAG(std::string, bins, "log2", "histogram bins: log2 (1, 2, 3-4, 5-8, ...) or linear");
-ABSL_FLAG(int64_t, bin_width, 0,
-          "--bins=linear: tokens per bin; 0 (default) = the smallest power of two giving at most "
-          "64 bins");
-ABSL_FLAG(std::string, thresholds, "4096,8192,16384,32768,65536,131072",
-          "comma-separated lengths for the tail table (documents longer than each)");
-
 namespace flopspack::cli {
 namespace {
 
-void Run(const Invocation& invocation) {
-  const Format format = OutputFormat("stats", true);
-  const std::string bins = absl::GetFlag(FLAGS_bins);
-  if (bins != "log2" && bins != "linear") {
-    throw UsageError(absl::StrFormat("--bins=%s: expected log2 or linear", bins));
-  }
-  const std::vector<int64_t> thresholds = ParseThresholds(absl::GetFlag(FLAGS_thresholds));
-  // --capacity: the training sequence length; costs as trained (a longer
-  // document as the pieces SPLIT cuts it into). Without it, whole documents.
-  int64_t cost_capacity = 0;
-  if (invocation.Given("capacity")) {
-    cost_capacity = absl::GetFlag(FLAGS_capacity);
-    if (cost_capacity <= 0) {
-      throw UsageError(
-          absl::StrFormat("--capacity=%d: must be a positive sequence length", cost_capacity));
-    }
-  }
-  const Context context = LoadContext(invocation, invocation.positional[0]);
+struct StatsOptions {
+  std::string bins = "log2";
+  int64_t bin_width = 0;
+  std::string thresholds = "4096,8192,16384,32768,65536,131072";
+  // The training sequence length: costs as trained (a longer document as the
+  // pieces SPLIT cuts it into). Unset: whole documents.
+  std::optional<int64_t> capacity;
+  InputOptions input;
+  CostOptions cost;
+  OutputOptions output;
+};
+
+void Run(const StatsOptions& o, const std::string& path) {
+  const Format format = OutputFormat(o.output, "stats", true);
+  const std::vector<int64_t> thresholds = ParseThresholds(o.thresholds);
+  const int64_t cost_capacity = o.capacity.value_or(0);
+  const Context context = LoadContext(o.input, o.cost, path);
   const StatsPtr stats = MakeStats(context, cost_capacity);
-  const DatasetStats data = ComputeDatasetStats(
-      stats.get(), bins == "linear", absl::GetFlag(FLAGS_bin_width), thresholds, cost_capacity);
+  const DatasetStats data =
+      ComputeDatasetStats(stats.get(), o.bins == "linear", o.bin_width, thresholds, cost_capacity);
   const std::string& unit = context.spec.unit;
 
   if (format == Format::kJson) {
@@ -51,12 +43,12 @@ void Run(const Invocation& invocation) {
     out.Set("input", InputJson(context));
     out.Set("model", ModelJson(context.spec));
     DatasetStatsJson(data, out);
-    Emit(out.Dump());
+    Emit(o.output, out.Dump());
     return;
   }
   const Table histogram = HistogramTable(data, unit);
   if (format == Format::kCsv) {
-    Emit(histogram.Csv());
+    Emit(o.output, histogram.Csv());
     return;
   }
   std::string text = TableHeader(context);
@@ -67,7 +59,31 @@ void Run(const Invocation& invocation) {
   text += TailTable(data).Text();
   text += "\nexpected longest document among n drawn at random\n";
   text += ExpectedMaxTable(data).Text();
-  Emit(text);
+  Emit(o.output, text);
+}
+
+Runner Define(CLI::App& app) {
+  auto o = std::make_shared<StatsOptions>();
+  app.add_option("--bins", o->bins, "histogram bins: log2 (1, 2, 3-4, 5-8, ...) or linear")
+      ->type_name("NAME")
+      ->capture_default_str()
+      ->check(OneOf({"log2", "linear"}));
+  app.add_option("--bin-width", o->bin_width,
+                 "--bins=linear: tokens per bin; 0 (default) = the smallest power of two giving "
+                 "at most 64 bins")
+      ->check(AtLeast(0));
+  app.add_option("--thresholds", o->thresholds,
+                 "comma-separated lengths for the tail table (documents longer than each)")
+      ->type_name("LIST")
+      ->capture_default_str();
+  app.add_option("--capacity", o->capacity,
+                 "the training sequence length: cost a longer document as the pieces training "
+                 "sees (default: none, documents are costed whole)")
+      ->check(Positive("sequence length"));
+  AddInputOptions(app, o->input);
+  AddCostOptions(app, o->cost);
+  AddOutputOptions(app, o->output);
+  return [o](const std::vector<std::string>& args) { Run(*o, args[0]); };
 }
 
 }  // namespace
@@ -84,13 +100,9 @@ Command StatsCommand() {
           "Costs are of whole documents unless --capacity N (the training sequence length)\n"
           "is given: then a document longer than N is costed as the pieces training sees\n"
           "(floor(length / N) pieces of N and the remainder, each attending within itself).",
-          Concat({{"bins", "bin_width", "thresholds", "capacity"},
-                  InputFlags(),
-                  ModelFlags(),
-                  OutputFlags()}),
           1,
           1,
-          Run};
+          Define};
 }
 
 }  // namespace flopspack::cli

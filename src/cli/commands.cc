@@ -1,7 +1,7 @@
 // The subcommand registry. A subcommand is listed here once the library API
 // it is built on exists; there are no placeholders.
 #include "commands.h"
-#include "absl/strings/str_cat.h"
+
 #include "command.h"
 
 namespace flopspack::cli {
@@ -19,19 +19,6 @@ const Command* FindCommand(const std::string& name) {
     if (name == command.name) return &command;
   }
   return nullptr;
-}
-
-std::vector<std::string> InputFlags() { return {"column"}; }
-std::vector<std::string> OutputFlags() { return {"json", "csv", "output"}; }
-std::vector<std::string> ModelFlags() {
-  return {"cost",  "cost_file", "model",     "layers",    "hidden",
-          "heads", "kv_heads",  "head_dim",  "ffn",       "vocab",
-          "gated", "causal",    "recompute", "attention", "quadratic_coef"};
-}
-std::vector<std::string> Concat(std::vector<std::vector<std::string>> groups) {
-  std::vector<std::string> out;
-  for (auto& group : groups) out.insert(out.end(), group.begin(), group.end());
-  return out;
 }
 
 }  // namespace flopspack::cli

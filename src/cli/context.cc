@@ -4,21 +4,19 @@
 #include <string>
 #include <utility>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "flags.h"
 #include "output.h"
 #include "status.h"
 
 namespace flopspack::cli {
 
-Context LoadContext(const Invocation& invocation, const std::string& path) {
+Context LoadContext(const InputOptions& input, const CostOptions& cost, const std::string& path) {
   Context context;
   // Flags first: a usage error should not wait for a large file to load.
-  context.spec = ResolveModel(invocation);
+  context.spec = ResolveModel(cost);
   context.model = MakeCostModel(context.spec);
-  context.lengths = ReadLengths(path, absl::GetFlag(FLAGS_column));
+  context.lengths = ReadLengths(path, input.column);
   for (int64_t length : context.lengths.values) {
     if (__builtin_add_overflow(context.tokens, length, &context.tokens)) {
       throw InputError(context.lengths.source + ": the total number of tokens overflows int64");

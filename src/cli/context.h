@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "args.h"
 #include "handles.h"
 #include "input.h"
 #include "json.h"
 #include "model.h"
+#include "options.h"
 
 namespace flopspack::cli {
 
@@ -20,8 +20,8 @@ struct Context {
   int64_t tokens = 0;  // sum of the lengths
 };
 
-// Reads path (with --column) and resolves the model flags.
-Context LoadContext(const Invocation& invocation, const std::string& path);
+// Resolves the cost options and reads path (with --column).
+Context LoadContext(const InputOptions& input, const CostOptions& cost, const std::string& path);
 
 // For --overflow=error: an input error naming the line of the first
 // document longer than capacity (rather than the library's array index).

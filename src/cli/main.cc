@@ -54,7 +54,8 @@ int Main(const std::vector<std::string>& args) {
         std::fprintf(stderr, "flopspack: unknown command '%s'\n", args[1].c_str());
         return kExitUsage;
       }
-      std::fputs(CommandHelp(*command).c_str(), stdout);
+      const CommandLine line(*command);
+      std::fputs(line.Help().c_str(), stdout);
       return kExitOk;
     }
     std::fputs(GeneralHelp().c_str(), stdout);
@@ -67,13 +68,13 @@ int Main(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   try {
-    const Invocation invocation =
-        ParseArgs(*command, std::vector<std::string>(args.begin() + 1, args.end()));
-    if (invocation.help) {
-      std::fputs(CommandHelp(*command).c_str(), stdout);
+    CommandLine line(*command);
+    line.Parse(std::vector<std::string>(args.begin() + 1, args.end()));
+    if (line.help()) {
+      std::fputs(line.Help().c_str(), stdout);
       return kExitOk;
     }
-    command->run(invocation);
+    line.Run();
     return kExitOk;
   } catch (const CliError& error) {
     ClearProgressLine();

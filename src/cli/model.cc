@@ -1,10 +1,8 @@
 #include "model.h"
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "flags.h"
 #include "status.h"
 
 namespace flopspack::cli {
@@ -41,29 +39,25 @@ double QuadraticCoefficient(const flopspack_transformer_config& c) {
   return attention / dense;
 }
 
-ModelSpec ResolveModel(const Invocation& inv) {
+ModelSpec ResolveModel(const CostOptions& o) {
   ModelSpec spec;
-  if (inv.Given("cost_file")) {
-    if (inv.Given("cost")) {
+  if (!o.cost_file.empty()) {
+    if (o.cost) {
       throw UsageError("--cost-file and --cost both say how to cost a document: give one");
     }
     spec.cost = "file";
-    spec.cost_file = absl::GetFlag(FLAGS_cost_file);
+    spec.cost_file = o.cost_file;
     spec.file = ReadCostFile(spec.cost_file);
     spec.unit = spec.file.unit;
     flopspack_transformer_config_init(&spec.config);
     return spec;
   }
-  spec.cost = absl::GetFlag(FLAGS_cost);
-  if (spec.cost != "tokens" && spec.cost != "quadratic" && spec.cost != "transformer") {
-    throw UsageError(
-        absl::StrFormat("--cost=%s: expected tokens, quadratic or transformer", spec.cost));
-  }
+  spec.cost = o.cost.value_or("transformer");
+  const ShapeOptions& shape = o.shape;
   flopspack_transformer_config& c = spec.config;
   flopspack_transformer_config_init(&c);
-  spec.preset = absl::GetFlag(FLAGS_model);
-  const bool any_shape =
-      inv.Given("layers") || inv.Given("hidden") || inv.Given("heads") || inv.Given("ffn");
+  spec.preset = shape.model;
+  const bool any_shape = shape.layers || shape.hidden || shape.heads || shape.ffn;
   if (spec.preset.empty() && !any_shape) spec.preset = "llama3-8b";
   if (!spec.preset.empty()) {
     const Preset* preset = FindPreset(spec.preset);
@@ -82,22 +76,26 @@ ModelSpec ResolveModel(const Invocation& inv) {
     c.vocab_size = preset->vocab;
     c.gated_mlp = preset->gated ? 1 : 0;
   } else {
-    for (const char* required : {"layers", "hidden", "heads", "ffn"}) {
-      if (!inv.Given(required)) {
+    const std::pair<const char*, bool> required[] = {{"layers", shape.layers.has_value()},
+                                                     {"hidden", shape.hidden.has_value()},
+                                                     {"heads", shape.heads.has_value()},
+                                                     {"ffn", shape.ffn.has_value()}};
+    for (const auto& [name, given] : required) {
+      if (!given) {
         throw UsageError(absl::StrFormat(
             "a model shape by flags needs --layers, --hidden, --heads and --ffn (missing --%s), "
             "or a preset with --model",
-            required));
+            name));
       }
     }
     c.vocab_size = 0;
   }
-  if (inv.Given("layers")) c.num_layers = absl::GetFlag(FLAGS_layers);
-  if (inv.Given("hidden")) c.hidden_size = absl::GetFlag(FLAGS_hidden);
-  if (inv.Given("heads")) c.num_attention_heads = absl::GetFlag(FLAGS_heads);
-  if (inv.Given("kv_heads")) {
-    c.num_key_value_heads = absl::GetFlag(FLAGS_kv_heads);
-  } else if (spec.preset.empty() || inv.Given("heads")) {
+  if (shape.layers) c.num_layers = *shape.layers;
+  if (shape.hidden) c.hidden_size = *shape.hidden;
+  if (shape.heads) c.num_attention_heads = *shape.heads;
+  if (shape.kv_heads) {
+    c.num_key_value_heads = *shape.kv_heads;
+  } else if (spec.preset.empty() || shape.heads) {
     // Without --kv-heads, a changed head count keeps multi-head attention
     // only when the preset had it.
     const Preset* preset = spec.preset.empty() ? nullptr : FindPreset(spec.preset);
@@ -105,25 +103,19 @@ ModelSpec ResolveModel(const Invocation& inv) {
       c.num_key_value_heads = c.num_attention_heads;
     }
   }
-  if (inv.Given("head_dim")) c.head_dim = absl::GetFlag(FLAGS_head_dim);
-  if (inv.Given("ffn")) c.intermediate_size = absl::GetFlag(FLAGS_ffn);
-  if (inv.Given("vocab")) c.vocab_size = absl::GetFlag(FLAGS_vocab);
-  if (inv.Given("gated")) c.gated_mlp = absl::GetFlag(FLAGS_gated) ? 1 : 0;
-  c.causal = absl::GetFlag(FLAGS_causal) ? 1 : 0;
-  c.recompute = absl::GetFlag(FLAGS_recompute) ? 1 : 0;
-  const std::string attention = absl::GetFlag(FLAGS_attention);
-  if (attention == "document") {
-    c.attention_span = FLOPSPACK_ATTENTION_DOCUMENT;
-  } else if (attention == "sequence") {
-    c.attention_span = FLOPSPACK_ATTENTION_SEQUENCE;
-  } else {
-    throw UsageError(absl::StrFormat("--attention=%s: expected document or sequence", attention));
-  }
+  if (shape.head_dim) c.head_dim = *shape.head_dim;
+  if (shape.ffn) c.intermediate_size = *shape.ffn;
+  if (shape.vocab) c.vocab_size = *shape.vocab;
+  if (shape.gated) c.gated_mlp = *shape.gated ? 1 : 0;
+  c.causal = shape.causal ? 1 : 0;
+  c.recompute = shape.recompute ? 1 : 0;
+  c.attention_span =
+      shape.attention == "sequence" ? FLOPSPACK_ATTENTION_SEQUENCE : FLOPSPACK_ATTENTION_DOCUMENT;
   if (spec.cost == "tokens") {
     spec.unit = "tokens";
   } else if (spec.cost == "quadratic") {
     spec.unit = "token-equivalents";
-    spec.quadratic_coef = absl::GetFlag(FLAGS_quadratic_coef);
+    spec.quadratic_coef = o.quadratic_coef;
     if (spec.quadratic_coef == 0) {
       // Validate the shape through the library before deriving c from it.
       MakeTransformer(c);

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
 #include "cost_file.h"
 #include "flopspack/flopspack.h"
 #include "handles.h"
 #include "json.h"
+#include "options.h"
 
 namespace flopspack::cli {
 
@@ -49,9 +49,9 @@ struct ModelSpec {
   CostFile file;
 };
 
-// Resolves the flags; throws a usage CliError for an unknown --cost or
-// preset, or an incomplete shape.
-ModelSpec ResolveModel(const Invocation& invocation);
+// Resolves the cost options; throws a usage CliError for an unknown preset,
+// an incomplete shape, or --cost with --cost-file.
+ModelSpec ResolveModel(const CostOptions& options);
 
 // Builds the cost model through the C API; throws if the library rejects it.
 CostModelPtr MakeCostModel(const ModelSpec& spec);

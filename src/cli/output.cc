@@ -6,10 +6,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "flags.h"
 #include "flopspack/flopspack.h"
 #include "progress.h"
 #include "status.h"
@@ -120,8 +118,8 @@ std::string Si(double value) {
   return k == 0 ? Cell(value, 4) : absl::StrFormat("%.3g%s", v, kSuffix[k]);
 }
 
-Format OutputFormat(const std::string& command, bool csv_allowed) {
-  const bool json = absl::GetFlag(FLAGS_json), csv = absl::GetFlag(FLAGS_csv);
+Format OutputFormat(const OutputOptions& options, const std::string& command, bool csv_allowed) {
+  const bool json = options.json, csv = options.csv;
   if (json && csv) throw UsageError("--json and --csv are exclusive: choose one");
   if (csv && !csv_allowed) {
     throw UsageError(absl::StrFormat("--csv: '%s' has no single table; use --json", command));
@@ -137,8 +135,8 @@ Json Envelope(const std::string& command) {
   return out;
 }
 
-void Emit(const std::string& text) {
-  const std::string path = absl::GetFlag(FLAGS_output);
+void Emit(const OutputOptions& options, const std::string& text) {
+  const std::string& path = options.output;
   if (path.empty() || path == "-") {
     ClearProgressLine();  // stdout and stderr may share the terminal
     std::fwrite(text.data(), 1, text.size(), stdout);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "json.h"
+#include "options.h"
 
 namespace flopspack::cli {
 
@@ -46,16 +47,16 @@ std::string Si(double value);
 
 enum class Format { kTable, kCsv, kJson };
 
-// --json / --csv from the flags; both at once is a usage error. csv_allowed
-// false makes --csv a usage error naming the command.
-Format OutputFormat(const std::string& command, bool csv_allowed);
+// --json / --csv; both at once is a usage error. csv_allowed false makes
+// --csv a usage error naming the command.
+Format OutputFormat(const OutputOptions& options, const std::string& command, bool csv_allowed);
 
 // The envelope with schema, command and version filled in.
 Json Envelope(const std::string& command);
 
 // Writes text to --output (or standard output). A file that cannot be
 // written is an error naming it (exit 1).
-void Emit(const std::string& text);
+void Emit(const OutputOptions& options, const std::string& text);
 
 }  // namespace flopspack::cli
 

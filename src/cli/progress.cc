@@ -5,14 +5,15 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
-#include "flags.h"
 
 namespace flopspack::cli {
 namespace {
 bool bar_drawn = false;  // a frame is on the terminal's current line
+bool progress_enabled = true;
 }  // namespace
+
+void EnableProgress(bool enabled) { progress_enabled = enabled; }
 
 void ClearProgressLine() {
   if (!bar_drawn) return;
@@ -32,7 +33,7 @@ std::string RenderBar(const std::string& label, uint64_t done, uint64_t total, i
 Progress::Progress(std::string label, uint64_t total)
     : label_(std::move(label)),
       total_(total),
-      enabled_(absl::GetFlag(FLAGS_progress) && isatty(fileno(stderr)) == 1) {
+      enabled_(progress_enabled && isatty(fileno(stderr)) == 1) {
   if (enabled_) Set(0);
 }
 

@@ -15,6 +15,9 @@ namespace flopspack::cli {
 // "simulate [##########..........]  50% (5/10)". Exposed for the tests.
 std::string RenderBar(const std::string& label, uint64_t done, uint64_t total, int width);
 
+// --progress / --noprogress: whether bars are drawn at all (default on).
+void EnableProgress(bool enabled);
+
 // Erases the bar on the terminal, if one is drawn, before other output (the
 // bar is redrawn on its next update). Called by Emit() and main().
 void ClearProgressLine();

@@ -1,10 +1,8 @@
 #include "simulate_ranks.h"
 
-#include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "flags.h"
 #include "status.h"
 
 namespace flopspack::cli {
@@ -24,16 +22,10 @@ std::vector<uint64_t> ParseRankList(const std::string& flag, const std::string& 
   return out;
 }
 
-std::vector<uint64_t> RankCounts(const Invocation& invocation, uint64_t fallback) {
-  if (!invocation.Given("ranks")) return {fallback};
-  return ParseRanks(absl::GetFlag(FLAGS_ranks));
-}
-
-uint64_t SingleRankCount(const Invocation& invocation, uint64_t fallback) {
-  const std::vector<uint64_t> ranks = RankCounts(invocation, fallback);
+uint64_t SingleRankCount(const std::string& list) {
+  const std::vector<uint64_t> ranks = ParseRanks(list);
   if (ranks.size() != 1) {
-    throw UsageError(absl::StrFormat("--ranks=%s: this command takes one rank count",
-                                     absl::GetFlag(FLAGS_ranks)));
+    throw UsageError(absl::StrFormat("--ranks=%s: this command takes one rank count", list));
   }
   return ranks[0];
 }

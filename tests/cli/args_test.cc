@@ -1,109 +1,155 @@
-// The subcommand flag parser: accepted spellings, per-command flag sets, and
-// usage errors (exit 2) for everything else.
+// The subcommand parser (CLI11 under args.h): accepted spellings, per-command
+// option sets and defaults, usage errors (exit 2) that name the flag, and
+// --help that states what the command does when a flag is not given.
 #include "args.h"
 
 #include <gtest/gtest.h>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
-#include "flags.h"
+#include <memory>
+
+#include "commands.h"
+#include "options.h"
 #include "status.h"
 
 namespace flopspack::cli {
 namespace {
 
-void NoRun(const Invocation&) {}
+// The options a test command binds, and the last run's positional arguments.
+struct TestOptions {
+  InputOptions input;
+  OutputOptions output;
+  CostOptions cost;
+  int64_t capacity = 4096;
+  std::string overflow = "split";
+  std::vector<std::string> args;
+};
+std::shared_ptr<TestOptions> last;
 
-Command TestCommand() {
-  return {"test",
-          "a test command",
-          "[flags] LENGTHS",
-          "For the tests.",
-          Concat({InputFlags(), OutputFlags(), ModelFlags()}),
-          1,
-          1,
-          NoRun};
+Runner DefineTest(CLI::App& app) {
+  last = std::make_shared<TestOptions>();
+  AddInputOptions(app, last->input);
+  AddOutputOptions(app, last->output);
+  AddCostOptions(app, last->cost);
+  AddCapacity(app, last->capacity, "tokens per test");
+  AddOverflow(app, last->overflow, {"split", "error"});
+  return [o = last](const std::vector<std::string>& args) { o->args = args; };
 }
 
-ExitCode CodeOf(const std::vector<std::string>& args) {
+const Command kTest = {"test", "a test command", "[flags] LENGTHS", "For the tests.", 1,
+                       1,      DefineTest};
+
+// Parses and runs; the options the command saw.
+TestOptions Parse(const std::vector<std::string>& args) {
+  CommandLine line(kTest);
+  line.Parse(args);
+  if (!line.help()) line.Run();
+  return *last;
+}
+
+CliError ErrorOf(const std::vector<std::string>& args) {
   try {
-    ParseArgs(TestCommand(), args);
+    Parse(args);
   } catch (const CliError& e) {
-    return e.code();
+    return e;
   }
-  return kExitOk;
+  return CliError(kExitOk, "");
 }
 
 TEST(ArgsTest, ParsesSpellings) {
-  absl::FlagSaver saver;
-  const Command command = TestCommand();
-  const Invocation inv = ParseArgs(
-      command, {"--kv-heads=4", "--layers", "7", "--json", "data.txt", "--nocausal", "-o", "x"});
-  EXPECT_EQ(absl::GetFlag(FLAGS_kv_heads), 4);
-  EXPECT_EQ(absl::GetFlag(FLAGS_layers), 7);
-  EXPECT_TRUE(absl::GetFlag(FLAGS_json));
-  EXPECT_FALSE(absl::GetFlag(FLAGS_causal));
-  EXPECT_EQ(absl::GetFlag(FLAGS_output), "x");
-  EXPECT_EQ(inv.positional, std::vector<std::string>{"data.txt"});
-  EXPECT_TRUE(inv.Given("kv_heads"));
-  EXPECT_TRUE(inv.Given("causal"));
-  EXPECT_FALSE(inv.Given("hidden"));
+  const TestOptions o =
+      Parse({"--kv-heads=4", "--layers", "7", "--json", "data.txt", "--nocausal", "-o", "x"});
+  EXPECT_EQ(o.cost.shape.kv_heads, 4);
+  EXPECT_EQ(o.cost.shape.layers, 7);
+  EXPECT_TRUE(o.output.json);
+  EXPECT_FALSE(o.cost.shape.causal);
+  EXPECT_EQ(o.output.output, "x");
+  EXPECT_EQ(o.args, std::vector<std::string>{"data.txt"});
+  // Not given: unset, so the preset's value applies.
+  EXPECT_FALSE(o.cost.shape.hidden.has_value());
+  EXPECT_FALSE(o.cost.shape.gated.has_value());
+  EXPECT_EQ(o.capacity, 4096);
+}
+
+TEST(ArgsTest, UnderscoresReadAsDashes) {
+  const TestOptions o = Parse({"--kv_heads=3", "--cost_file", "f.json", "data.txt"});
+  EXPECT_EQ(o.cost.shape.kv_heads, 3);
+  EXPECT_EQ(o.cost.cost_file, "f.json");
 }
 
 TEST(ArgsTest, DashIsPositionalAndDoubleDashEndsFlags) {
-  absl::FlagSaver saver;
-  EXPECT_EQ(ParseArgs(TestCommand(), {"-"}).positional, std::vector<std::string>{"-"});
-  EXPECT_EQ(ParseArgs(TestCommand(), {"--", "--json"}).positional,
-            std::vector<std::string>{"--json"});
-  EXPECT_FALSE(absl::GetFlag(FLAGS_json));
+  EXPECT_EQ(Parse({"-"}).args, std::vector<std::string>{"-"});
+  const TestOptions o = Parse({"--", "--json"});
+  EXPECT_EQ(o.args, std::vector<std::string>{"--json"});
+  EXPECT_FALSE(o.output.json);
 }
 
-TEST(ArgsTest, BoolAcceptsExplicitValue) {
-  absl::FlagSaver saver;
-  ParseArgs(TestCommand(), {"--gated=true", "f"});
-  EXPECT_TRUE(absl::GetFlag(FLAGS_gated));
-  ParseArgs(TestCommand(), {"--gated=false", "f"});
-  EXPECT_FALSE(absl::GetFlag(FLAGS_gated));
+TEST(ArgsTest, SwitchesTakeExplicitValuesAndNegations) {
+  EXPECT_EQ(Parse({"--gated=true", "f"}).cost.shape.gated, true);
+  EXPECT_EQ(Parse({"--gated=false", "f"}).cost.shape.gated, false);
+  EXPECT_EQ(Parse({"--nogated", "f"}).cost.shape.gated, false);
+  EXPECT_TRUE(Parse({"f"}).cost.shape.causal);
+  EXPECT_FALSE(Parse({"--causal=false", "f"}).cost.shape.causal);
 }
 
 TEST(ArgsTest, UsageErrors) {
-  absl::FlagSaver saver;
-  EXPECT_EQ(CodeOf({"--bogus", "f"}), kExitUsage);
-  EXPECT_EQ(CodeOf({"--seed=1", "f"}), kExitUsage);  // a real flag, not this command's
-  EXPECT_EQ(CodeOf({"--layers=abc", "f"}), kExitUsage);
-  EXPECT_EQ(CodeOf({"--layers"}), kExitUsage);  // missing value
-  EXPECT_EQ(CodeOf({"-x", "f"}), kExitUsage);
-  EXPECT_EQ(CodeOf({}), kExitUsage);                   // missing LENGTHS
-  EXPECT_EQ(CodeOf({"a", "b"}), kExitUsage);           // one too many
-  EXPECT_EQ(CodeOf({"--nolayers", "f"}), kExitUsage);  // --no only for booleans
-  EXPECT_EQ(CodeOf({"f"}), kExitOk);
+  EXPECT_EQ(ErrorOf({"--bogus", "f"}).code(), kExitUsage);
+  EXPECT_EQ(ErrorOf({"--seed=1", "f"}).code(), kExitUsage);  // another command's flag
+  EXPECT_EQ(ErrorOf({"--layers=abc", "f"}).code(), kExitUsage);
+  EXPECT_EQ(ErrorOf({"--layers"}).code(), kExitUsage);  // missing value
+  EXPECT_EQ(ErrorOf({"-x", "f"}).code(), kExitUsage);
+  EXPECT_EQ(ErrorOf({}).code(), kExitUsage);                   // missing LENGTHS
+  EXPECT_EQ(ErrorOf({"a", "b"}).code(), kExitUsage);           // one too many
+  EXPECT_EQ(ErrorOf({"--nolayers", "f"}).code(), kExitUsage);  // --no only for switches
+  EXPECT_EQ(ErrorOf({"--capacity=0", "f"}).code(), kExitUsage);
+  EXPECT_EQ(ErrorOf({"f"}).code(), kExitOk);
 }
 
-TEST(ArgsTest, MessagesNameTheFlag) {
-  absl::FlagSaver saver;
-  try {
-    ParseArgs(TestCommand(), {"--bogus-flag", "f"});
-    FAIL();
-  } catch (const CliError& e) {
-    EXPECT_NE(std::string(e.what()).find("--bogus-flag"), std::string::npos) << e.what();
-  }
-  try {
-    ParseArgs(TestCommand(), {"--kv-heads=x", "f"});
-    FAIL();
-  } catch (const CliError& e) {
-    EXPECT_NE(std::string(e.what()).find("--kv-heads=x"), std::string::npos) << e.what();
-  }
+std::string MessageOf(const std::vector<std::string>& args) { return ErrorOf(args).what(); }
+
+TEST(ArgsTest, MessagesNameTheFlagAsWritten) {
+  EXPECT_EQ(MessageOf({"--bogus-flag", "f"}),
+            "unknown flag '--bogus-flag' for 'flopspack test' (see flopspack test --help)");
+  EXPECT_EQ(MessageOf({"--kv-heads=x", "f"}), "--kv-heads=x: expected an integer");
+  EXPECT_EQ(MessageOf({"--capacity=0", "f"}), "--capacity=0: must be a positive number of tokens");
+  EXPECT_EQ(MessageOf({"--layers=-3", "f"}), "--layers=-3: must be >= 1");
+  EXPECT_EQ(MessageOf({"--overflow=defer", "f"}), "--overflow=defer: expected split, error");
+  EXPECT_EQ(MessageOf({"--cost=cubic", "f"}),
+            "--cost=cubic: expected tokens, quadratic, transformer");
+  EXPECT_EQ(MessageOf({"f", "--layers"}), "flag '--layers' needs a value");
+  // Out of range: not saturated to the largest value (as strtoll would).
+  EXPECT_EQ(MessageOf({"--capacity=99999999999999999999", "f"}),
+            "--capacity=99999999999999999999: expected an integer of at most "
+            "9223372036854775807");
+  EXPECT_EQ(ErrorOf({"--capacity=9223372036854775807", "f"}).code(), kExitOk);
+  EXPECT_EQ(MessageOf({"a", "b"}),
+            "expected 1 argument, got 2: usage: flopspack test [flags] LENGTHS");
 }
 
-TEST(ArgsTest, HelpSkipsArgumentCountAndListsFlags) {
-  absl::FlagSaver saver;
-  const Invocation inv = ParseArgs(TestCommand(), {"--help"});
-  EXPECT_TRUE(inv.help);
-  const std::string help = CommandHelp(TestCommand());
+TEST(ArgsTest, HelpSkipsArgumentCountAndStatesDefaults) {
+  CommandLine line(kTest);
+  line.Parse({"--help"});
+  EXPECT_TRUE(line.help());
+  const std::string help = line.Help();
   EXPECT_NE(help.find("usage: flopspack test [flags] LENGTHS"), std::string::npos);
-  EXPECT_NE(help.find("--kv-heads=VALUE"), std::string::npos);
+  EXPECT_NE(help.find("  --kv-heads=N"), std::string::npos);
   EXPECT_NE(help.find("(default: transformer)"), std::string::npos);
-  EXPECT_EQ(help.find("--seed"), std::string::npos);
+  EXPECT_NE(help.find("tokens per test (default: 4096)"), std::string::npos);
+  EXPECT_NE(help.find("(default: split)"), std::string::npos);
+  EXPECT_NE(help.find("(on by default; --nocausal turns it off)"), std::string::npos);
+  EXPECT_NE(help.find("  -o, --output=FILE"), std::string::npos);
+  EXPECT_EQ(help.find("--seed"), std::string::npos);  // not this command's
+  EXPECT_EQ(help.find("ARGS"), std::string::npos);
+}
+
+// Every command's --help shows each option once, with a default that is the
+// value the option holds when not given (CLI11 captures it from the field).
+TEST(ArgsTest, EveryCommandHasHelpAndNoDuplicateOptions) {
+  for (const Command& command : Commands()) {
+    CommandLine line(command);
+    const std::string help = line.Help();
+    EXPECT_EQ(help.rfind(std::string("usage: flopspack ") + command.name, 0), 0u) << help;
+    EXPECT_NE(help.find("-h, --help"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -3,19 +3,27 @@
 
 #include <gtest/gtest.h>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/reflection.h"
-#include "flags.h"
+#include "args.h"
+#include "options.h"
 #include "status.h"
 
 namespace flopspack::cli {
 namespace {
 
-void NoRun(const Invocation&) {}
+// The cost options a command parsed from args.
+CostOptions parsed;
+Runner DefineModel(CLI::App& app) {
+  auto o = std::make_shared<CostOptions>();
+  AddCostOptions(app, *o);
+  return [o](const std::vector<std::string>&) { parsed = *o; };
+}
 
 ModelSpec Resolve(const std::vector<std::string>& args) {
-  static const Command command = {"t", "", "", "", ModelFlags(), 0, 0, NoRun};
-  return ResolveModel(ParseArgs(command, args));
+  static const Command command = {"t", "", "", "", 0, 0, DefineModel};
+  CommandLine line(command);
+  line.Parse(args);
+  line.Run();
+  return ResolveModel(parsed);
 }
 
 double Cost(const ModelSpec& spec, int64_t length) {
@@ -26,7 +34,6 @@ double Cost(const ModelSpec& spec, int64_t length) {
 }
 
 TEST(ModelTest, DefaultIsLlama3_8BTransformer) {
-  absl::FlagSaver saver;
   const ModelSpec spec = Resolve({});
   EXPECT_EQ(spec.preset, "llama3-8b");
   EXPECT_EQ(spec.unit, "FLOPs");
@@ -35,7 +42,6 @@ TEST(ModelTest, DefaultIsLlama3_8BTransformer) {
 }
 
 TEST(ModelTest, FlagsGiveTheSameShapeAsThePreset) {
-  absl::FlagSaver saver;
   const ModelSpec spec = Resolve({"--layers=32", "--hidden=4096", "--heads=32", "--kv-heads=8",
                                   "--ffn=14336", "--vocab=128256", "--gated"});
   EXPECT_EQ(spec.preset, "");
@@ -43,9 +49,7 @@ TEST(ModelTest, FlagsGiveTheSameShapeAsThePreset) {
 }
 
 TEST(ModelTest, FlagsOverrideOneFieldOfThePreset) {
-  absl::FlagSaver saver;
   const ModelSpec base = Resolve({"--model=llama3-8b"});
-  absl::FlagSaver saver2;
   const ModelSpec deeper = Resolve({"--model=llama3-8b", "--layers=64"});
   EXPECT_EQ(deeper.config.num_layers, 64);
   EXPECT_EQ(deeper.config.num_key_value_heads, 8);
@@ -56,9 +60,7 @@ TEST(ModelTest, FlagsOverrideOneFieldOfThePreset) {
 }
 
 TEST(ModelTest, CausalAndRecomputeFlags) {
-  absl::FlagSaver saver;
   const ModelSpec causal = Resolve({"--model=gpt3-175b", "--vocab=0"});
-  absl::FlagSaver saver2;
   const ModelSpec full = Resolve({"--model=gpt3-175b", "--nocausal", "--recompute", "--vocab=0"});
   // Megatron: 72*s*L*d^2*(1 + s/(6d)) for 3x; recompute makes it 4x (96).
   const double s = 2048, L = 96, d = 12288;
@@ -68,7 +70,6 @@ TEST(ModelTest, CausalAndRecomputeFlags) {
 }
 
 TEST(ModelTest, QuadraticUsesTheShapesRatio) {
-  absl::FlagSaver saver;
   const ModelSpec spec = Resolve({"--cost=quadratic"});
   // Attention's share of a 16K Llama-3-8B document is 22% (docs/cost-models.md).
   const double c = spec.quadratic_coef;
@@ -76,24 +77,20 @@ TEST(ModelTest, QuadraticUsesTheShapesRatio) {
   EXPECT_DOUBLE_EQ(Cost(spec, 1000), 1000 + c * 1e6);
   // And it is the transformer's FLOPs ratio: cost_T(l) / cost_T(1-token dense)
   // matches l + c*l^2 up to the causal diagonal (l(l+1)/2 vs l^2/2).
-  absl::FlagSaver saver2;
   const ModelSpec flops = Resolve({"--cost=transformer"});
   // cost_T(l) = 3D(l + c*l(l+1)) with D the dense FLOPs per token, so
   // cost_T(1) = 3D(1 + 2c).
   const double three_d = Cost(flops, 1) / (1 + 2 * c);
   EXPECT_NEAR(Cost(flops, 30000) / three_d, 30000 + c * 30000.0 * 30001, 1e-9 * 30000);
-  absl::FlagSaver saver3;
   EXPECT_DOUBLE_EQ(Resolve({"--cost=quadratic", "--quadratic-coef=0.5"}).quadratic_coef, 0.5);
 }
 
 TEST(ModelTest, TokensCostIsLength) {
-  absl::FlagSaver saver;
   EXPECT_DOUBLE_EQ(Cost(Resolve({"--cost=tokens"}), 1234), 1234);
 }
 
 TEST(ModelTest, UsageAndLibraryErrors) {
   auto code = [](const std::vector<std::string>& args) {
-    absl::FlagSaver saver;
     try {
       MakeCostModel(Resolve(args));
     } catch (const CliError& e) {
@@ -112,7 +109,6 @@ TEST(ModelTest, UsageAndLibraryErrors) {
 
 TEST(ModelTest, PresetsAreValidAndUnique) {
   for (const Preset& p : Presets()) {
-    absl::FlagSaver saver;
     const ModelSpec spec = Resolve({std::string("--model=") + p.name});
     EXPECT_GT(Cost(spec, 4096), 0) << p.name;
     EXPECT_EQ(FindPreset(p.name), &p);

@@ -799,6 +799,27 @@ def test_buckets_overflow_truncates_or_defers_and_counts(small_txt):
     assert "--overflow=split: expected error, truncate, defer" in err
 
 
+def test_flag_values_out_of_range_are_usage_errors(small_txt):
+    """CLI11 alone would saturate 2^64 to INT64_MAX and read -1 into an
+    unsigned flag as 2^64 - 1; each is exit 2 naming the flag."""
+    err = run("plan", small_txt, "--seed=-1", check=2).stderr
+    assert "--seed=-1: expected a non-negative integer" in err
+    err = run("pack", small_txt, "--capacity=99999999999999999999", check=2).stderr
+    assert "--capacity=99999999999999999999: expected an integer of at most" in err
+    assert "--steps=0: must be >= 1" in run("simulate", small_txt, "--steps=0", check=2).stderr
+    assert "--microbatches=0: must be >= 1" in \
+        run("report", small_txt, "--out=r", "--microbatches=0", check=2).stderr
+
+
+def test_each_command_takes_only_its_own_flags(small_txt):
+    """No flag is global: --steps is simulate's, --groups balance's."""
+    assert "unknown flag '--steps' for 'flopspack plan'" in \
+        run("plan", small_txt, "--steps=3", check=2).stderr
+    assert "unknown flag '--groups' for 'flopspack pack'" in \
+        run("pack", small_txt, "--groups=3", check=2).stderr
+    assert "--seed" not in run("stats", "--help", check=0).stdout
+
+
 def test_plan_context_parallel(tmp_path):
     lengths = tmp_path / "lengths.txt"
     lengths.write_text("\n".join(str(50 + (i * 7919) % 4000) for i in range(400)) + "\n")
