@@ -307,7 +307,7 @@ def test_plan_sync_and_pipeline_stages(lib, small_txt):
                "--pipeline-stages=4", check=0).stdout
     assert "sync per microbatch, 4-stage 1F1B pipelines" in text
     assert "microbatch-sync efficiency (FSDP)" in text and "1F1B pipeline efficiency" in text
-    assert "--sync=fsdp: expected step or microbatch" in \
+    assert "--sync=fsdp: expected step, microbatch" in \
         run("plan", small_txt, "--sync=fsdp", check=2).stderr
     assert "--pipeline-stages=2000: at most 1024" in \
         run("plan", small_txt, "--pipeline-stages=2000", check=2).stderr
