@@ -1,4 +1,6 @@
 // Version and status entry points.
+#include <cstring>
+
 #include "capi/capi_util.h"
 #include "flopspack/flopspack.h"
 #include "util/random.h"
@@ -14,7 +16,13 @@ uint64_t flopspack_derive_seed(uint64_t seed, uint64_t stream) {
 }
 
 const char* flopspack_status_string(flopspack_status status) {
-  switch (status) {
+  // A C caller may pass any int: read the bits as an int, since loading an
+  // enum object that holds a value outside the enum's range is undefined in
+  // C++ (clang's UBSan reports it).
+  int code = 0;
+  static_assert(sizeof code == sizeof status, "flopspack_status is an int");
+  std::memcpy(&code, &status, sizeof code);
+  switch (code) {
     case FLOPSPACK_OK:
       return "FLOPSPACK_OK";
     case FLOPSPACK_INVALID_ARGUMENT:

@@ -41,7 +41,9 @@ void ComputeSyncMetrics(Plan& plan, int64_t pipeline_stages, const SyncBoundInpu
   // plan's rank_lower_bound counts the overhead of the microbatches this
   // plan uses, so it is not one for every plan when the overhead is > 0.)
   const double rd = static_cast<double>(r);
-  const int64_t least_microbatches = (in.tokens + in.cap - 1) / std::max<int64_t>(1, in.cap);
+  // ceil(tokens / cap) without tokens + cap - 1, which overflows at cap = INT64_MAX.
+  const int64_t least_microbatches =
+      in.tokens <= 0 ? 0 : (in.tokens - 1) / std::max<int64_t>(1, in.cap) + 1;
   const double total_lb = in.document_cost_total +
                           (in.overhead >= 0 ? in.overhead * static_cast<double>(least_microbatches)
                                             : in.overhead * static_cast<double>(r * mb));
