@@ -177,7 +177,7 @@ TEST(StepContextCapiTest, BadArgumentsAreErrorsAndLeaveOutAlone) {
   flopspack_plan* out = sentinel;
   EXPECT_EQ(flopspack_plan_step_in_context(nullptr, &o, model, lengths.data(), 3, &out),
             FLOPSPACK_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(flopspack_last_error_message()).find("context"), std::string::npos);
+  EXPECT_STREQ(flopspack_last_error_message(), "context must not be NULL");  // docs/errors.md
   EXPECT_EQ(flopspack_plan_step_in_context(context, &o, nullptr, lengths.data(), 3, &out),
             FLOPSPACK_INVALID_ARGUMENT);
   EXPECT_EQ(flopspack_plan_step_in_context(context, &o, model, nullptr, 3, &out),
@@ -201,6 +201,8 @@ TEST(StepContextCapiTest, BadArgumentsAreErrorsAndLeaveOutAlone) {
             FLOPSPACK_INVALID_ARGUMENT);
   EXPECT_EQ(flopspack_step_context_reserve(context, &o, model, size_t{1} << 40),
             FLOPSPACK_OUT_OF_RANGE);
+  EXPECT_STREQ(flopspack_last_error_message(),
+               "documents = 1099511627776: at most 2147483647 documents per step");
   // Reserving for nothing is fine.
   o.overflow = FLOPSPACK_OVERFLOW_SPLIT;
   EXPECT_EQ(flopspack_step_context_reserve(context, &o, model, 0), FLOPSPACK_OK);
