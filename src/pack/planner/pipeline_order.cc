@@ -39,12 +39,15 @@ std::vector<std::vector<int32_t>> Starts(absl::Span<const double> slot_costs,
   return starts;
 }
 
-// Best of the starts, then first-improvement local search over exchanges
-// and moves. eval(order, cutoff) is the makespan of an order, or any value
+// Best of the starts, then (improve) every order for M <= kEveryOrder or
+// first-improvement local search over exchanges and moves, stopping early
+// once the makespan is at or below stop_at. eval(order, cutoff) is the makespan of an order, or any
+// value
 // >= cutoff when the makespan is (the candidate is then rejected).
 using Eval = std::function<double(const std::vector<int32_t>&, double)>;
 std::vector<int32_t> Search(absl::Span<const double> slot_costs, absl::Span<const int32_t> start,
-                            const Eval& eval) {
+                            const Eval& eval, bool improve = true, double* span_out = nullptr,
+                            double stop_at = -1) {
   constexpr double kNone = std::numeric_limits<double>::infinity();
   const int64_t m = static_cast<int64_t>(slot_costs.size());
   std::vector<int32_t> best;
@@ -56,7 +59,8 @@ std::vector<int32_t> Search(absl::Span<const double> slot_costs, absl::Span<cons
       best = std::move(s);
     }
   }
-  if (m < 2) return best;
+  if (span_out != nullptr) *span_out = best_span;
+  if (m < 2 || !improve) return best;
   if (m <= kEveryOrder) {
     std::vector<int32_t> all(m);
     std::iota(all.begin(), all.end(), 0);
@@ -67,7 +71,8 @@ std::vector<int32_t> Search(absl::Span<const double> slot_costs, absl::Span<cons
         best_span = span;
         best.swap(candidate);
       }
-    } while (std::next_permutation(all.begin(), all.end()));
+    } while (best_span > stop_at && std::next_permutation(all.begin(), all.end()));
+    if (span_out != nullptr) *span_out = best_span;
     return best;
   }
   std::vector<int32_t> trial;
@@ -81,19 +86,19 @@ std::vector<int32_t> Search(absl::Span<const double> slot_costs, absl::Span<cons
     }
     return false;
   };
-  for (int pass = 0; pass < kPipelineOrderPasses; ++pass) {
+  for (int pass = 0; pass < kPipelineOrderPasses && best_span > stop_at; ++pass) {
     bool improved = false;
     // Exchanges: every pair (or neighbours only for long orders).
-    for (int64_t a = 0; a < m; ++a) {
-      for (int64_t b = a + 1; b < (full ? m : std::min(m, a + 2)); ++b) {
+    for (int64_t a = 0; a < m && best_span > stop_at; ++a) {
+      for (int64_t b = a + 1; b < (full ? m : std::min(m, a + 2)) && best_span > stop_at; ++b) {
         trial = best;
         std::swap(trial[a], trial[b]);
         improved = try_order(trial) || improved;
       }
     }
     // Moves: one microbatch to another position (or to and from the ends).
-    for (int64_t a = 0; a < m; ++a) {
-      for (int64_t b = 0; b < m; ++b) {
+    for (int64_t a = 0; a < m && best_span > stop_at; ++a) {
+      for (int64_t b = 0; b < m && best_span > stop_at; ++b) {
         if (a == b || b == a - 1) continue;  // b == a - 1 is an exchange
         if (!full && a != 0 && a != m - 1 && b != 0 && b != m - 1) continue;
         trial = best;
@@ -105,6 +110,7 @@ std::vector<int32_t> Search(absl::Span<const double> slot_costs, absl::Span<cons
     }
     if (!improved) break;
   }
+  if (span_out != nullptr) *span_out = best_span;
   return best;
 }
 
@@ -117,6 +123,47 @@ std::vector<int32_t> OrderForPipeline(absl::Span<const double> costs, int64_t st
     for (size_t j = 0; j < perm.size(); ++j) ordered[j] = costs[perm[j]];
     return OneFOneBMakespan(ordered, stages);
   });
+}
+
+std::vector<int32_t> OrderReplicasForPipeline(absl::Span<const double> costs, int64_t num_ranks,
+                                              int64_t m, int64_t stages,
+                                              absl::Span<const int32_t> start) {
+  std::vector<int32_t> perms(num_ranks * m);
+  std::vector<double> span(num_ranks);
+  std::vector<double> ordered(m);
+  auto eval_for = [&](absl::Span<const double> c) {
+    return [&ordered, c, stages](const std::vector<int32_t>& perm, double) {
+      for (size_t j = 0; j < perm.size(); ++j) ordered[j] = c[perm[j]];
+      return OneFOneBMakespan(ordered, stages);
+    };
+  };
+  // Every replica: the best starting order.
+  for (int64_t k = 0; k < num_ranks; ++k) {
+    const absl::Span<const double> c = costs.subspan(k * m, m);
+    const absl::Span<const int32_t> given =
+        start.empty() ? absl::Span<const int32_t>() : start.subspan(k * m, m);
+    const std::vector<int32_t> perm = Search(c, given, eval_for(c), false, &span[k]);
+    std::copy(perm.begin(), perm.end(), perms.begin() + k * m);
+  }
+  // The full search, slowest replicas first, while a replica could still
+  // set the step's makespan.
+  std::vector<int64_t> ranks(num_ranks);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  std::sort(ranks.begin(), ranks.end(),
+            [&](int64_t a, int64_t b) { return span[a] != span[b] ? span[a] > span[b] : a < b; });
+  double target = 0;
+  for (const int64_t k : ranks) {
+    if (span[k] <= target) break;
+    const absl::Span<const double> c = costs.subspan(k * m, m);
+    const std::vector<int32_t> given(perms.begin() + k * m, perms.begin() + (k + 1) * m);
+    double found = 0;
+    // Once at or below the largest found, this replica no longer sets the
+    // step: stop (its full search would only go lower).
+    const std::vector<int32_t> perm = Search(c, given, eval_for(c), true, &found, target);
+    std::copy(perm.begin(), perm.end(), perms.begin() + k * m);
+    target = std::max(target, found);
+  }
+  return perms;
 }
 
 double SharedMakespan(absl::Span<const double> costs, int64_t num_ranks, int64_t m, int64_t stages,

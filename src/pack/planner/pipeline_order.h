@@ -44,6 +44,19 @@ inline constexpr int kPipelineOrderPasses = 4;
 std::vector<int32_t> OrderForPipeline(absl::Span<const double> costs, int64_t stages,
                                       absl::Span<const int32_t> start = {});
 
+// The orders of R independent replicas (ranks that meet only at the end of
+// the step, which lasts the slowest replica's makespan): costs[rank * m +
+// j], start the caller's orders (empty, or R permutations back to back).
+// Every replica gets the best of its starting orders; then, slowest first,
+// the full search runs on each replica whose makespan is still above the
+// largest found so far, stopping once it is not (its full search would
+// only go lower). The step's makespan is the same as with the full search
+// on every replica (a replica skipped cannot exceed it), at the cost of the
+// few slowest. Returns the R permutations back to back.
+std::vector<int32_t> OrderReplicasForPipeline(absl::Span<const double> costs, int64_t num_ranks,
+                                              int64_t m, int64_t stages,
+                                              absl::Span<const int32_t> start = {});
+
 // One slot order shared by R replicas (ranks whose slot j must run at the
 // same time, as under microbatch synchronization): costs[rank * m + j], and
 // perm minimises the largest replica makespan. Same search, each candidate

@@ -117,6 +117,39 @@ TEST(PipelineOrderTest, SharedOrderNearTheOptimum) {
   EXPECT_GE(optimal, cases * 9 / 10);
 }
 
+// Independent replicas: the step's makespan (the slowest replica's) is the
+// same as with the full search on every replica, and every replica is at
+// most as slow as in its requested order.
+TEST(PipelineOrderTest, ReplicasMatchTheFullSearchOnEach) {
+  util::Rng rng(18);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t r = 1 + static_cast<int64_t>(rng.Below(12));
+    const int m = 1 + static_cast<int>(rng.Below(10));
+    const int64_t p = 2 + static_cast<int64_t>(rng.Below(7));
+    std::vector<double> costs;
+    std::vector<int32_t> start;
+    for (int64_t k = 0; k < r; ++k) {
+      const std::vector<double> c = RandomCosts(rng, m, trial % 3);
+      costs.insert(costs.end(), c.begin(), c.end());
+      const std::vector<int32_t> given = OrderSlots(c, SlotOrder::kDescending);
+      start.insert(start.end(), given.begin(), given.end());
+    }
+    const std::vector<int32_t> perms = OrderReplicasForPipeline(costs, r, m, p, start);
+    ASSERT_EQ(perms.size(), costs.size());
+    double step = 0, full = 0;
+    for (int64_t k = 0; k < r; ++k) {
+      const std::vector<double> c(costs.begin() + k * m, costs.begin() + (k + 1) * m);
+      const std::vector<int32_t> perm(perms.begin() + k * m, perms.begin() + (k + 1) * m);
+      const std::vector<int32_t> given(start.begin() + k * m, start.begin() + (k + 1) * m);
+      ASSERT_TRUE(IsPermutation(perm, m));
+      EXPECT_LE(Makespan(c, perm, p), Makespan(c, given, p));
+      step = std::max(step, Makespan(c, perm, p));
+      full = std::max(full, Makespan(c, OrderForPipeline(c, p, given), p));
+    }
+    EXPECT_EQ(step, full) << "trial " << trial;
+  }
+}
+
 // Long orders (the O(M) neighbourhood) stay permutations and never get
 // worse than the caller's order; deterministic.
 TEST(PipelineOrderTest, LongOrders) {

@@ -767,10 +767,25 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
     slot_perm = OrderSlots(slot_total, o.ordering);
     if (pipelined) slot_perm = SharedOrderForPipeline(mb_cost, r, m, o.pipeline_stages, slot_perm);
   }
+  std::vector<int32_t> rank_perms;
+  if (pipelined && !SlotBalanced(o)) {
+    rank_perms.reserve(groups);
+    for (int64_t rank = 0; rank < r; ++rank) {
+      const std::vector<int32_t> requested =
+          OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+      rank_perms.insert(rank_perms.end(), requested.begin(), requested.end());
+    }
+    rank_perms = OrderReplicasForPipeline(mb_cost, r, m, o.pipeline_stages, rank_perms);
+  }
   for (int64_t rank = 0; rank < r; ++rank) {
-    const absl::Span<const double> rank_cost = absl::MakeConstSpan(mb_cost).subspan(rank * m, m);
-    std::vector<int32_t> perm = SlotBalanced(o) ? slot_perm : OrderSlots(rank_cost, o.ordering);
-    if (pipelined && !SlotBalanced(o)) perm = OrderForPipeline(rank_cost, o.pipeline_stages, perm);
+    std::vector<int32_t> perm;
+    if (SlotBalanced(o)) {
+      perm = slot_perm;
+    } else if (!rank_perms.empty()) {
+      perm.assign(rank_perms.begin() + rank * m, rank_perms.begin() + (rank + 1) * m);
+    } else {
+      perm = OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+    }
     for (int64_t slot = 0; slot < m; ++slot) {
       const int64_t g = rank * m + perm[slot];
       const int64_t position = rank * m + slot;
