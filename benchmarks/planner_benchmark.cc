@@ -27,7 +27,9 @@ const std::vector<int64_t>& Batch(int64_t ranks, int64_t microbatches, int64_t f
   return lengths;
 }
 
-void Plan(benchmark::State& state, flopspack::pack::StepAlgorithm algorithm, bool refine) {
+void Plan(benchmark::State& state, flopspack::pack::StepAlgorithm algorithm, bool refine,
+          flopspack::pack::StepSync sync = flopspack::pack::StepSync::kStep,
+          int64_t pipeline_stages = 0) {
   const int64_t ranks = state.range(0), microbatches = state.range(1);
   const std::vector<int64_t>& lengths = Batch(ranks, microbatches, state.range(2));
   const auto model = flopspack::bench::SevenB();
@@ -38,6 +40,8 @@ void Plan(benchmark::State& state, flopspack::pack::StepAlgorithm algorithm, boo
   o.algorithm = algorithm;
   o.overflow = flopspack::pack::Overflow::kDefer;
   o.refine = refine;
+  o.sync = sync;
+  o.pipeline_stages = pipeline_stages;
   double efficiency = 0;
   for (auto _ : state) {
     auto plan = flopspack::pack::PlanStep(o, *model, lengths);
@@ -67,6 +71,28 @@ void BM_Tokens(benchmark::State& state) {
 void BM_Sequences(benchmark::State& state) {
   Plan(state, flopspack::pack::StepAlgorithm::kSequences, true);
 }
+
+// Issue 15: planning for microbatch synchronization and for 1F1B pipelines
+// (target: within 2x of BM_Documents on the same shape; CPU time).
+void BM_DocumentsMicrobatchSync(benchmark::State& state) {
+  Plan(state, flopspack::pack::StepAlgorithm::kDocuments, true,
+       flopspack::pack::StepSync::kMicrobatch);
+}
+void BM_DocumentsPipeline4(benchmark::State& state) {
+  Plan(state, flopspack::pack::StepAlgorithm::kDocuments, true, flopspack::pack::StepSync::kStep,
+       4);
+}
+void BM_DocumentsMicrobatchSyncPipeline4(benchmark::State& state) {
+  Plan(state, flopspack::pack::StepAlgorithm::kDocuments, true,
+       flopspack::pack::StepSync::kMicrobatch, 4);
+}
+void SyncShapes(benchmark::internal::Benchmark* b) {
+  b->Args({8192, 4, 970})->Args({8192, 8, 970})->Args({1024, 4, 970});
+  b->Unit(benchmark::kMillisecond);
+}
+BENCHMARK(BM_DocumentsMicrobatchSync)->Apply(SyncShapes);
+BENCHMARK(BM_DocumentsPipeline4)->Apply(SyncShapes);
+BENCHMARK(BM_DocumentsMicrobatchSyncPipeline4)->Apply(SyncShapes);
 
 void Shapes(benchmark::internal::Benchmark* b) {
   b->Args({8192, 4, 970})->Args({8192, 4, 990})->Args({8192, 4, 995});

@@ -13,15 +13,18 @@
 // (median 1,500 tokens) and a long-document one (median 4 x capacity):
 //   build/benchmarks/planner_quality split 8 64 1024
 // With `sync` first, the issue-15 table: the long-tail batch at 97% fill,
-// R in {1024, 8192} x M in {4, 8} x pipeline stages in {1, 4, 8}, planned
-// for sync = step and sync = microbatch: rank balance, microbatch-sync
-// efficiency (and its gap to the bound), mean slot balance, 1F1B efficiency
-// (and its gap), time:
+// R in {1024, 8192} x M in {4, 8} x pipeline stages in {1, 4, 8}, the
+// planner for sync = step (with stages >= 2 it orders for the 1F1B
+// makespan) and sync = microbatch, and the baselines (random,
+// token-balanced, sequences; they ignore the objective): rank balance,
+// microbatch-sync efficiency (and its gap to the bound), 1F1B efficiency
+// (and its gap), time (CPU, best of three):
 //   build/benchmarks/planner_quality sync 1024 8192
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <utility>
 #include <vector>
 
 #include "pack/planner/step_planner.h"
@@ -146,10 +149,37 @@ int SplitTable(const std::vector<int64_t>& rank_counts) {
   return 0;
 }
 
+// One row of the issue-15 table.
+void SyncRow(int64_t ranks, int64_t microbatches, int64_t stages, const char* objective,
+             const char* policy, const absl::StatusOr<Plan>& plan, double seconds) {
+  if (!plan.ok()) {
+    std::printf("| %lld | %lld | %lld | %s | %s | error: %s |\n", static_cast<long long>(ranks),
+                static_cast<long long>(microbatches), static_cast<long long>(stages), objective,
+                policy, std::string(plan.status().message()).c_str());
+    return;
+  }
+  const auto& m = plan->metrics();
+  char pipe[64] = "-", pipe_gap[64] = "-";
+  if (stages > 1) {
+    std::snprintf(pipe, sizeof(pipe), "%.2f%%", 100 * m.pipeline_efficiency);
+    std::snprintf(pipe_gap, sizeof(pipe_gap), "%.2f%%", 100 * m.pipeline_gap_to_lower_bound);
+  }
+  const bool planner = std::strcmp(policy, "planner") == 0;
+  std::printf("| %lld | %lld | %lld | %s | %s | %.3f%% | %s%.2f%%%s | %.2f%% | %s | %s | %.0f |\n",
+              static_cast<long long>(ranks), static_cast<long long>(microbatches),
+              static_cast<long long>(stages), objective, policy, 100 * m.rank_balance_efficiency,
+              planner ? "**" : "", 100 * m.microbatch_sync_efficiency, planner ? "**" : "",
+              100 * m.microbatch_sync_gap_to_lower_bound, pipe, pipe_gap, 1e3 * seconds);
+  std::fflush(stdout);
+}
+
+// The issue-15 table: objective (step, microbatch; with stages >= 2 the
+// planner also orders for the 1F1B makespan) x policy (the planner and the
+// baselines, which ignore the objective: one row per R, M, stages).
 int SyncTable(const std::vector<int64_t>& rank_counts) {
   const auto model = flopspack::bench::SevenB();
   std::printf(
-      "| R | M | stages | sync | rank balance | microbatch sync | its gap | mean slot balance "
+      "| R | M | stages | objective | policy | rank balance | microbatch sync | its gap "
       "| 1F1B efficiency | its gap | time (ms) |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int64_t ranks : rank_counts) {
@@ -157,46 +187,41 @@ int SyncTable(const std::vector<int64_t>& rank_counts) {
       const std::vector<int64_t> lengths =
           flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, 1);
       for (int64_t stages : {1, 4, 8}) {
-        for (const auto sync :
-             {flopspack::pack::StepSync::kStep, flopspack::pack::StepSync::kMicrobatch}) {
-          StepOptions o;
-          o.num_ranks = ranks;
-          o.microbatches_per_rank = microbatches;
-          o.max_tokens_per_microbatch = kCap;
-          o.overflow = Overflow::kDefer;
-          o.sync = sync;
-          o.pipeline_stages = stages;
+        StepOptions o;
+        o.num_ranks = ranks;
+        o.microbatches_per_rank = microbatches;
+        o.max_tokens_per_microbatch = kCap;
+        o.overflow = Overflow::kDefer;
+        o.pipeline_stages = stages;
+        auto timed = [&](const StepOptions& options, double* seconds) {
           double best = 1e300;
           absl::StatusOr<Plan> plan;
-          for (int run = 0; run < (stages == 1 ? 3 : 1); ++run) {
+          for (int run = 0; run < 3; ++run) {
             const double start = CpuSeconds();
-            plan = flopspack::pack::PlanStep(o, *model, lengths);
+            plan = flopspack::pack::PlanStep(options, *model, lengths);
             best = std::min(best, CpuSeconds() - start);
           }
-          if (!plan.ok()) {
-            std::printf("| %lld | %lld | %lld | error: %s |\n", static_cast<long long>(ranks),
-                        static_cast<long long>(microbatches), static_cast<long long>(stages),
-                        std::string(plan.status().message()).c_str());
-            continue;
-          }
-          const auto& m = plan->metrics();
+          *seconds = best;
+          return plan;
+        };
+        for (const auto sync :
+             {flopspack::pack::StepSync::kStep, flopspack::pack::StepSync::kMicrobatch}) {
+          o.sync = sync;
+          double seconds = 0;
+          const absl::StatusOr<Plan> plan = timed(o, &seconds);
           const bool micro = sync == flopspack::pack::StepSync::kMicrobatch;
-          char pipe[64] = "-", pipe_gap[64] = "-";
-          if (stages > 1) {
-            std::snprintf(pipe, sizeof(pipe), "%.2f%%", 100 * m.pipeline_efficiency);
-            std::snprintf(pipe_gap, sizeof(pipe_gap), "%.2f%%",
-                          100 * m.pipeline_gap_to_lower_bound);
-          }
-          std::printf(
-              "| %lld | %lld | %lld | %s | %.3f%% | %s%.2f%%%s | %.2f%% | %.2f%% | %s | %s | %.0f "
-              "|\n",
-              static_cast<long long>(ranks), static_cast<long long>(microbatches),
-              static_cast<long long>(stages), micro ? "microbatch" : "step",
-              100 * m.rank_balance_efficiency, micro ? "**" : "",
-              100 * m.microbatch_sync_efficiency, micro ? "**" : "",
-              100 * m.microbatch_sync_gap_to_lower_bound, 100 * m.mean_slot_balance, pipe, pipe_gap,
-              1e3 * best);
-          std::fflush(stdout);
+          SyncRow(ranks, microbatches, stages,
+                  micro ? "microbatch" : (stages > 1 ? "step + 1F1B" : "step"), "planner", plan,
+                  seconds);
+        }
+        o.sync = flopspack::pack::StepSync::kStep;
+        for (const auto [algorithm, name] : {std::pair{StepAlgorithm::kRandom, "random"},
+                                             std::pair{StepAlgorithm::kTokens, "token-balanced"},
+                                             std::pair{StepAlgorithm::kSequences, "sequences"}}) {
+          o.algorithm = algorithm;
+          double seconds = 0;
+          const absl::StatusOr<Plan> plan = timed(o, &seconds);
+          SyncRow(ranks, microbatches, stages, "any", name, plan, seconds);
         }
       }
     }

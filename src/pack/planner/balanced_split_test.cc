@@ -231,6 +231,8 @@ struct GridResult {
   double balance;
   double max_rank_cost;
   double bound;
+  double sync_efficiency = 0;
+  double pipeline_efficiency = 0;
 };
 
 GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
@@ -247,14 +249,31 @@ GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
   }
   // The pieces of each document add up to it: they tile [0, length).
   for (size_t i = 0; i < lengths.size(); ++i) EXPECT_EQ(seen[i], lengths[i]) << "document " << i;
+  // M microbatches per rank, each (rank, slot) once.
+  EXPECT_EQ(plan->group_count(), static_cast<size_t>(o.num_ranks * o.microbatches_per_rank));
+  std::vector<int> cell(plan->group_count(), 0);
+  for (size_t g = 0; g < plan->group_count(); ++g) {
+    const int64_t rank = plan->group_rank(g), slot = plan->group_slot(g);
+    EXPECT_TRUE(rank >= 0 && rank < o.num_ranks && slot >= 0 && slot < o.microbatches_per_rank);
+    if (rank >= 0 && rank < o.num_ranks && slot >= 0 && slot < o.microbatches_per_rank) {
+      ++cell[rank * o.microbatches_per_rank + slot];
+    }
+  }
+  EXPECT_EQ(std::count(cell.begin(), cell.end(), 1), static_cast<int64_t>(cell.size()));
   const PlanMetrics& m = plan->metrics();
   EXPECT_LE(m.rank_lower_bound, m.max_rank_cost);
+  EXPECT_LE(m.microbatch_sync_lower_bound, m.microbatch_sync_cost * (1 + 1e-12));
+  if (o.pipeline_stages >= 2) {
+    EXPECT_GT(m.pipeline_lower_bound, 0);
+    EXPECT_LE(m.pipeline_lower_bound, m.pipeline_makespan * (1 + 1e-12));
+  }
   EXPECT_LE(m.lower_bound, m.max_group_cost);
   // An honest bound sits near the mean rank cost, whatever the plan's
   // balance: the gap is the imbalance, not 0% beside 75% balance (the
   // bound of issue 13 was the largest cap-sized piece).
   EXPECT_GE(m.mean_rank_cost / m.rank_lower_bound, 0.97) << "balance " << m.rank_balance_efficiency;
-  return {m.rank_balance_efficiency, m.max_rank_cost, m.rank_lower_bound};
+  return {m.rank_balance_efficiency, m.max_rank_cost, m.rank_lower_bound,
+          m.microbatch_sync_efficiency, m.pipeline_efficiency};
 }
 
 TEST(BalancedSplitTest, NeverWorseThanTheBaselinesOnAHeavyTail) {
@@ -285,6 +304,44 @@ TEST(BalancedSplitTest, NeverWorseThanTheBaselinesOnAHeavyTail) {
         EXPECT_GE(planner.balance, tokens.balance);
         EXPECT_GE(planner.balance, random.balance);
         EXPECT_GE(planner.balance, dealt.balance);
+      }
+    }
+  }
+}
+
+// The same tail for a trainer that synchronizes every microbatch (FSDP /
+// ZeRO-3), each rank a 1F1B pipeline of 4 stages: pieces tile every
+// document, caps hold, M microbatches per rank, the bounds hold, and the
+// planner's microbatch-synchronous efficiency is at least random dealing's.
+TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
+  auto model = Attention();
+  for (int64_t r : {8, 64, 1024}) {
+    for (int64_t m : {2, 4, 8}) {
+      const int64_t capacity = r == 1024 ? 1024 : 2048;
+      for (double slack : {1.0, 1.5}) {
+        const int64_t cap = static_cast<int64_t>(slack * static_cast<double>(capacity));
+        const std::vector<int64_t> lengths = HeavyStep(r, m, capacity, cap, 7 * r + m);
+        StepOptions o;
+        o.num_ranks = r;
+        o.microbatches_per_rank = m;
+        o.max_tokens_per_microbatch = cap;
+        o.sync = StepSync::kMicrobatch;
+        o.pipeline_stages = 4;
+        const GridResult planner = PlanAndCheck(o, *model, lengths);
+        o.algorithm = StepAlgorithm::kTokens;
+        const GridResult tokens = PlanAndCheck(o, *model, lengths);
+        o.algorithm = StepAlgorithm::kRandom;
+        const GridResult random = PlanAndCheck(o, *model, lengths);
+        SCOPED_TRACE(testing::Message()
+                     << "R " << r << " M " << m << " slack " << slack << ": planner "
+                     << planner.sync_efficiency << " tokens " << tokens.sync_efficiency
+                     << " random " << random.sync_efficiency);
+        // Known gap (reported, issue 15): on this tail at full fill the
+        // token-balanced baseline's microbatches sometimes sync better
+        // (e.g. R 8 M 4: 95.5% vs 96.7%); the slot planner does not yet
+        // plan the cut pieces. Random dealing stays below.
+        EXPECT_GE(planner.sync_efficiency, random.sync_efficiency);
+        EXPECT_GT(planner.pipeline_efficiency, 0);
       }
     }
   }

@@ -1,10 +1,39 @@
 #include "pack/planner/pipeline_schedule.h"
 
 #include <algorithm>
-#include <deque>
+#include <cstddef>
 #include <vector>
 
 namespace flopspack::pack {
+namespace {
+
+// A FIFO of end times whose storage is reused across calls (planners
+// evaluate many candidate orders): a vector and a read position, compacted
+// when half of it has been read.
+class TimeQueue {
+ public:
+  void Clear() {
+    v_.clear();
+    head_ = 0;
+  }
+  bool empty() const { return head_ == v_.size(); }
+  void push_back(double t) { v_.push_back(t); }
+  double front() const { return v_[head_]; }
+  void pop_front() {
+    if (++head_ == v_.size()) {
+      Clear();
+    } else if (head_ >= 64 && 2 * head_ >= v_.size()) {
+      v_.erase(v_.begin(), v_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  std::vector<double> v_;
+  size_t head_ = 0;
+};
+
+}  // namespace
 
 double OneFOneBMakespan(absl::Span<const double> forward, absl::Span<const double> backward,
                         int64_t stages) {
@@ -16,9 +45,20 @@ double OneFOneBMakespan(absl::Span<const double> forward, absl::Span<const doubl
   // times of forwards done by stage s - 1 and of backwards done by s + 1,
   // in microbatch order (each stage runs its forwards, and its backwards,
   // in microbatch order, so a FIFO pairs them).
-  std::vector<int64_t> done(p, 0);
-  std::vector<double> free_at(p, 0.0);
-  std::vector<std::deque<double>> fwd_in(p), bwd_in(p);
+  // Buffers kept per thread (no allocation per call once warm).
+  thread_local std::vector<int64_t> done;
+  thread_local std::vector<double> free_at;
+  thread_local std::vector<TimeQueue> fwd_in, bwd_in;
+  done.assign(static_cast<size_t>(p), 0);
+  free_at.assign(static_cast<size_t>(p), 0.0);
+  if (fwd_in.size() < static_cast<size_t>(p)) {
+    fwd_in.resize(static_cast<size_t>(p));
+    bwd_in.resize(static_cast<size_t>(p));
+  }
+  for (int64_t s = 0; s < p; ++s) {
+    fwd_in[s].Clear();
+    bwd_in[s].Clear();
+  }
   auto warmup = [&](int64_t s) { return std::min(p - 1 - s, m); };
   // Op k of stage s: is it a forward, and of which microbatch.
   auto op = [&](int64_t s, int64_t k, bool* is_forward) -> int64_t {
@@ -36,8 +76,10 @@ double OneFOneBMakespan(absl::Span<const double> forward, absl::Span<const doubl
     *is_forward = false;
     return k - w - (m - w);  // cool-down backwards m - w .. m - 1
   };
-  std::vector<int64_t> ready_stack;
-  std::vector<char> queued(p, 1);
+  thread_local std::vector<int64_t> ready_stack;
+  thread_local std::vector<char> queued;
+  ready_stack.clear();
+  queued.assign(static_cast<size_t>(p), 1);
   for (int64_t s = p - 1; s >= 0; --s) ready_stack.push_back(s);
   double makespan = 0;
   while (!ready_stack.empty()) {
@@ -80,7 +122,9 @@ double OneFOneBMakespan(absl::Span<const double> forward, absl::Span<const doubl
 
 double OneFOneBMakespan(absl::Span<const double> costs, int64_t stages) {
   if (stages < 1) return 0;
-  std::vector<double> f(costs.size()), b(costs.size());
+  thread_local std::vector<double> f, b;
+  f.resize(costs.size());
+  b.resize(costs.size());
   const double per_stage = 1.0 / static_cast<double>(stages);
   for (size_t i = 0; i < costs.size(); ++i) {
     f[i] = costs[i] * per_stage * kForwardShare;

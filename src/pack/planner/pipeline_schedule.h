@@ -12,7 +12,8 @@
 // forward and two thirds backward (backward = 2 x forward, the matmul
 // FLOPs of training).
 //
-// Complexity: O(P M) time, O(P + M) memory (the queues between adjacent
+// Complexity: O(P M) time, O(P + M) memory, reused per thread across calls
+// (planners evaluate many orders) (the queues between adjacent
 // stages hold the ops in flight). Exact: the longest path of the schedule's
 // dependency graph, computed in a topological order (each op once, when its
 // stage predecessor and its input are done).

@@ -250,7 +250,8 @@ class SlotSearch {
   int64_t moves_ = 0;
 };
 
-// The sum over slots of the heaviest microbatch (item costs additive).
+}  // namespace
+
 double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> costs, int64_t r,
                   int64_t m) {
   std::vector<double> cell(r * m, 0.0);
@@ -266,7 +267,12 @@ double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> cost
   return sum;
 }
 
-}  // namespace
+std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
+                               const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
+  SlotSearch search(lengths, costs, o, where);
+  search.Band();
+  return search.Assign(lengths.size());
+}
 
 std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
                                       absl::Span<const double> costs, const SlotBalanceOptions& o,

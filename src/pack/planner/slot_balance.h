@@ -75,6 +75,20 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
                                       const SlotBalanceOptions& options,
                                       SlotBalanceStats* stats = nullptr);
 
+// Reassigns whole microbatches of a finished plan (where[i] = rank * M + j
+// or -1) to slots and ranks as PlanSlotBalanced's last step does: slot j
+// gets the j-th band of R microbatches by cost (the sum of their items'
+// costs), heaviest first, each band's microbatches to ranks by LPT. For
+// fixed microbatches this minimises the sum of slot maxima (exchange
+// argument), so it never raises that sum. O(R M log(R M) + n).
+std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
+                               const SlotBalanceOptions& options, absl::Span<const int32_t> where);
+
+// The sum over slots of the heaviest microbatch, item costs additive
+// (where[i] = rank * M + j, or -1 for an unplaced item).
+double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> costs, int64_t r,
+                  int64_t m);
+
 }  // namespace flopspack::pack
 
 #endif  // FLOPSPACK_PACK_PLANNER_SLOT_BALANCE_H_

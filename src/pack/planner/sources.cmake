@@ -6,6 +6,7 @@ target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/planner_documents.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_baselines.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_order.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pipeline_order.cc
   ${CMAKE_CURRENT_LIST_DIR}/pipeline_schedule.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_balance.cc
   ${CMAKE_CURRENT_LIST_DIR}/sync_metrics.cc
@@ -14,6 +15,7 @@ target_sources(flopspack_objects PRIVATE
 list(APPEND FLOPSPACK_PACK_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/balanced_split_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/planner_documents_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pipeline_order_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/pipeline_schedule_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_balance_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sync_metrics_test.cc

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "pack/planner/balanced_split.h"
 #include "pack/planner/cut_to_share.h"
+#include "pack/planner/pipeline_order.h"
 #include "pack/planner/planner_baselines.h"
 #include "pack/planner/planner_documents.h"
 #include "pack/planner/slot_balance.h"
@@ -657,6 +658,8 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
 
   // What the algorithm could not place.
   if (o.overflow == Overflow::kSplit) {
+    const size_t placed_before_split = static_cast<size_t>(
+        std::count_if(items.where.begin(), items.where.end(), [](int32_t w) { return w >= 0; }));
     if (absl::Status s = SplitIntoRoom(items, costs, r, m, cap); !s.ok()) return s;
     // New pieces need their own costs, and the items they were cut from
     // new ones.
@@ -664,6 +667,16 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
       absl::StatusOr<std::vector<double>> c = ItemCosts(model, items.doc, items.tokens, extra);
       if (!c.ok()) return c.status();
       costs = std::move(*c);
+    }
+    // Under MICROBATCH the cuts went wherever there was room, blind to the
+    // slots: band the finished microbatches again (never raises the sum of
+    // slot maxima of the items' costs, slot_balance.h).
+    if (SlotBalanced(o) && placed_before_split < items.size()) {
+      SlotBalanceOptions b;
+      b.num_ranks = r;
+      b.microbatches_per_rank = m;
+      b.cap = cap;
+      items.where = BandSlots(items.tokens, costs, b, items.where);
     }
     // Where documents had to be cut, the fallback cut to the share
     // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
@@ -755,16 +768,37 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   size_t at = 0;
   // Under MICROBATCH the planner chose the slots: the order permutes whole
   // slots (by their total cost), the same for every rank.
+  // With pipelines the document planner orders each rank's microbatches
+  // for the shortest 1F1B makespan, starting from the requested order
+  // (never worse than it); under MICROBATCH one order shared by every rank
+  // (pipeline_order.h). The baselines keep the requested order.
+  const bool pipelined = o.pipeline_stages >= 2 && o.algorithm == StepAlgorithm::kDocuments;
   std::vector<int32_t> slot_perm;
   if (SlotBalanced(o)) {
     std::vector<double> slot_total(m, 0.0);
     for (int64_t g = 0; g < groups; ++g) slot_total[g % m] += mb_cost[g];
     slot_perm = OrderSlots(slot_total, o.ordering);
+    if (pipelined) slot_perm = SharedOrderForPipeline(mb_cost, r, m, o.pipeline_stages, slot_perm);
+  }
+  std::vector<int32_t> rank_perms;
+  if (pipelined && !SlotBalanced(o)) {
+    rank_perms.reserve(groups);
+    for (int64_t rank = 0; rank < r; ++rank) {
+      const std::vector<int32_t> requested =
+          OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+      rank_perms.insert(rank_perms.end(), requested.begin(), requested.end());
+    }
+    rank_perms = OrderReplicasForPipeline(mb_cost, r, m, o.pipeline_stages, rank_perms);
   }
   for (int64_t rank = 0; rank < r; ++rank) {
-    const std::vector<int32_t> perm =
-        SlotBalanced(o) ? slot_perm
-                        : OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+    std::vector<int32_t> perm;
+    if (SlotBalanced(o)) {
+      perm = slot_perm;
+    } else if (!rank_perms.empty()) {
+      perm.assign(rank_perms.begin() + rank * m, rank_perms.begin() + (rank + 1) * m);
+    } else {
+      perm = OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+    }
     for (int64_t slot = 0; slot < m; ++slot) {
       const int64_t g = rank * m + perm[slot];
       const int64_t position = rank * m + slot;
