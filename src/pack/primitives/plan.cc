@@ -42,7 +42,6 @@ void Plan::GiveStorage(util::VectorPool& pool) {
     pool.Give(*v);
   }
   pool.Give(costs_);
-  offsets_.assign(1, 0);
 }
 
 void Plan::SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots) {

@@ -68,8 +68,9 @@ class Plan {
   // Assigns (rank, slot) to every group; sizes equal group_count().
   void SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots);
   void Reserve(size_t groups, size_t entries);
-  // Moves every array's storage into `pool` for reuse and leaves an empty
-  // plan (no groups; metrics unchanged).
+  // For a plan about to be destroyed: moves every array's storage into
+  // `pool` for reuse, allocating nothing (so a destructor may call it). Only
+  // destruction is valid afterwards.
   void GiveStorage(util::VectorPool& pool);
 
   size_t group_count() const { return offsets_.size() - 1; }
