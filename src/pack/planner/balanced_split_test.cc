@@ -233,6 +233,7 @@ struct GridResult {
   double bound;
   double sync_efficiency = 0;
   double pipeline_efficiency = 0;
+  int32_t planned_by = 0;  // PlanMetrics::planned_by
 };
 
 GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
@@ -273,7 +274,7 @@ GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
   // bound of issue 13 was the largest cap-sized piece).
   EXPECT_GE(m.mean_rank_cost / m.rank_lower_bound, 0.97) << "balance " << m.rank_balance_efficiency;
   return {m.rank_balance_efficiency, m.max_rank_cost, m.rank_lower_bound,
-          m.microbatch_sync_efficiency, m.pipeline_efficiency};
+          m.microbatch_sync_efficiency, m.pipeline_efficiency, m.planned_by};
 }
 
 TEST(BalancedSplitTest, NeverWorseThanTheBaselinesOnAHeavyTail) {
@@ -312,9 +313,10 @@ TEST(BalancedSplitTest, NeverWorseThanTheBaselinesOnAHeavyTail) {
 // The same tail for a trainer that synchronizes every microbatch (FSDP /
 // ZeRO-3), each rank a 1F1B pipeline of 4 stages: pieces tile every
 // document, caps hold, M microbatches per rank, the bounds hold, and the
-// planner's microbatch-synchronous efficiency is at least random dealing's.
+// planner's microbatch-synchronous efficiency is at least every baseline's.
 TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
   auto model = Attention();
+  int by_fallback = 0;
   for (int64_t r : {8, 64, 1024}) {
     for (int64_t m : {2, 4, 8}) {
       const int64_t capacity = r == 1024 ? 1024 : 2048;
@@ -332,19 +334,34 @@ TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
         const GridResult tokens = PlanAndCheck(o, *model, lengths);
         o.algorithm = StepAlgorithm::kRandom;
         const GridResult random = PlanAndCheck(o, *model, lengths);
+        o.algorithm = StepAlgorithm::kSequences;
+        const GridResult sequences = PlanAndCheck(o, *model, lengths);
         SCOPED_TRACE(testing::Message()
                      << "R " << r << " M " << m << " slack " << slack << ": planner "
                      << planner.sync_efficiency << " tokens " << tokens.sync_efficiency
-                     << " random " << random.sync_efficiency);
-        // Known gap (reported, issue 15): on this tail at full fill the
-        // token-balanced baseline's microbatches sometimes sync better
-        // (e.g. R 8 M 4: 95.5% vs 96.7%); the slot planner does not yet
-        // plan the cut pieces. Random dealing stays below.
+                     << " random " << random.sync_efficiency << " sequences "
+                     << sequences.sync_efficiency);
+        // Where documents are cut the planner also tries the token-balanced
+        // plan (banded for the slots) and the cut to the share, and keeps
+        // the best by this figure, so it is never below those baselines
+        // (issue 15). The sequence packer's plan is not among its fallbacks
+        // (planned_by has no value for it): at full fill its first-fit
+        // sequences sometimes sync better by a few hundredths of a point
+        // (R 1024 M 2: 96.719% vs 96.700%), measured, not closed.
+        EXPECT_GE(planner.sync_efficiency, tokens.sync_efficiency);
         EXPECT_GE(planner.sync_efficiency, random.sync_efficiency);
+        EXPECT_GE(planner.sync_efficiency, sequences.sync_efficiency - 5e-4);
+        if (planner.planned_by != PublicPlannedBy(StepAlgorithm::kDocuments,
+                                                  StepStats::PlannedBy::kDocuments)) {
+          ++by_fallback;
+        }
         EXPECT_GT(planner.pipeline_efficiency, 0);
       }
     }
   }
+  // The fallbacks are what closes the gap (before them the token-balanced
+  // plan won 7 of these 18 steps): some of these plans must come from them.
+  EXPECT_GT(by_fallback, 0);
 }
 
 }  // namespace
