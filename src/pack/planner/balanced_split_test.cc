@@ -273,7 +273,7 @@ GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
   // balance: the gap is the imbalance, not 0% beside 75% balance (the
   // bound of issue 13 was the largest cap-sized piece).
   EXPECT_GE(m.mean_rank_cost / m.rank_lower_bound, 0.97) << "balance " << m.rank_balance_efficiency;
-  return {m.rank_balance_efficiency, m.max_rank_cost, m.rank_lower_bound,
+  return {m.rank_balance_efficiency,    m.max_rank_cost,       m.rank_lower_bound,
           m.microbatch_sync_efficiency, m.pipeline_efficiency, m.planned_by};
 }
 
@@ -351,8 +351,8 @@ TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
         EXPECT_GE(planner.sync_efficiency, tokens.sync_efficiency);
         EXPECT_GE(planner.sync_efficiency, random.sync_efficiency);
         EXPECT_GE(planner.sync_efficiency, sequences.sync_efficiency - 5e-4);
-        if (planner.planned_by != PublicPlannedBy(StepAlgorithm::kDocuments,
-                                                  StepStats::PlannedBy::kDocuments)) {
+        if (planner.planned_by !=
+            PublicPlannedBy(StepAlgorithm::kDocuments, StepStats::PlannedBy::kDocuments)) {
           ++by_fallback;
         }
         EXPECT_GT(planner.pipeline_efficiency, 0);
