@@ -186,6 +186,12 @@ class SlotSearch {
     if (most <= 0) return false;
     double best = 0;
     int32_t best_x = -1, best_d = -1, best_e = -1;
+    // The donor's and each candidate's items, costs and lengths side by
+    // side: the pair scan below reads them |items of c| x |items of x|
+    // times, from contiguous memory instead of the whole item arrays
+    // (this scan was the largest part of the MICROBATCH planner's time).
+    Gather(items_[c], donor_);
+    const int64_t room_c = o_.cap - tokens_[c];
     int taken = 0;
     for (auto it = by_cost_[0].begin(); it != by_cost_[0].end() && taken < o_.light_candidates;
          ++it, ++taken) {
@@ -193,22 +199,26 @@ class SlotSearch {
       const double room = std::min(most, ceiling - cost_[x]);
       if (room <= best) break;  // the next ones are heavier still
       const int64_t room_x = o_.cap - tokens_[x];
-      for (int32_t d : items_[c]) {
-        if (lengths_[d] <= room_x && costs_[d] <= room && costs_[d] > best) {
-          best = costs_[d];
+      Gather(items_[x], partner_);
+      for (const Member& d : donor_) {
+        if (d.length <= room_x && d.cost <= room && d.cost > best) {
+          best = d.cost;
           best_x = x;
-          best_d = d;
+          best_d = d.item;
           best_e = -1;
         }
-        for (int32_t e : items_[x]) {
-          const double delta = costs_[d] - costs_[e];
+        // A swap moves less than d alone: nothing to gain once d is at
+        // most the best shift found.
+        if (d.cost <= best) continue;
+        for (const Member& e : partner_) {
+          const double delta = d.cost - e.cost;
           if (delta <= best || delta > room) continue;
-          const int64_t shift = lengths_[d] - lengths_[e];
-          if (shift > room_x || -shift > o_.cap - tokens_[c]) continue;
+          const int64_t shift = d.length - e.length;
+          if (shift > room_x || -shift > room_c) continue;
           best = delta;
           best_x = x;
-          best_d = d;
-          best_e = e;
+          best_d = d.item;
+          best_e = e.item;
         }
       }
     }
@@ -217,6 +227,17 @@ class SlotSearch {
     if (best_e >= 0) MoveItem(best_e, best_x, c);
     ++moves_;
     return true;
+  }
+
+  struct Member {
+    double cost;
+    int64_t length;
+    int32_t item;
+  };
+
+  void Gather(const std::vector<int32_t>& items, std::vector<Member>& out) const {
+    out.clear();
+    for (int32_t i : items) out.push_back({costs_[i], lengths_[i], i});
   }
 
   void MoveItem(int32_t item, int32_t from, int32_t to) {
@@ -247,6 +268,7 @@ class SlotSearch {
   std::vector<int32_t> slot_;
   std::vector<std::set<std::pair<double, int32_t>>> by_cost_;
   std::vector<double> slot_total_;
+  std::vector<Member> donor_, partner_;  // Give's scratch
   int64_t moves_ = 0;
 };
 
