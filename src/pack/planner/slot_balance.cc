@@ -1,6 +1,7 @@
 #include "pack/planner/slot_balance.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -28,7 +29,8 @@ class SlotSearch {
         tokens_(r_ * m_, 0),
         slot_(r_ * m_, 0),
         by_cost_(m_),
-        slot_total_(m_, 0.0) {
+        slot_total_(m_, 0.0),
+        version_(r_ * m_, 0) {
     // Each microbatch's list allocated once, at its size plus room for a
     // few moves (growing them one push at a time was ~4 allocations each).
     std::vector<int32_t> count(r_ * m_, 0);
@@ -206,7 +208,7 @@ class SlotSearch {
       const double room = std::min(most, ceiling - cost_[x]);
       if (room <= best) break;  // the next ones are heavier still
       const int64_t room_x = o_.cap - tokens_[x];
-      Gather(items_[x], partner_);
+      const Partner& partner = PartnerOf(x);
       for (const Member& d : donor_) {
         if (d.length <= room_x && d.cost <= room && d.cost > best) {
           best = d.cost;
@@ -216,8 +218,14 @@ class SlotSearch {
         }
         // A swap moves less than d alone: nothing to gain once d is at
         // most the best shift found.
-        if (d.cost <= best) continue;
-        for (const Member& e : partner_) {
+        // Nor when even x's cheapest item leaves no more than the best
+        // shift, or its dearest one more than the room (the shift only
+        // shrinks as the partner's item gets dearer).
+        if (d.cost <= best || d.cost - partner.cheapest <= best ||
+            d.cost - partner.dearest > room) {
+          continue;
+        }
+        for (const Member& e : partner.members) {
           const double delta = d.cost - e.cost;
           if (delta <= best || delta > room) continue;
           const int64_t shift = d.length - e.length;
@@ -247,7 +255,34 @@ class SlotSearch {
     for (int32_t i : items) out.push_back({costs_[i], lengths_[i], i});
   }
 
+  // A light microbatch's items as Give reads them, with their cheapest and
+  // dearest cost. The same few light microbatches of slot 0 are the
+  // partners of thousands of donors in a row: each is gathered once per
+  // change of its items (version_), in a small direct-mapped cache.
+  struct Partner {
+    int32_t cell = -1;
+    int64_t version = -1;
+    double cheapest = 0, dearest = 0;
+    std::vector<Member> members;
+  };
+  const Partner& PartnerOf(int32_t x) {
+    Partner& p = partners_[static_cast<size_t>(x) % partners_.size()];
+    if (p.cell == x && p.version == version_[x]) return p;
+    p.cell = x;
+    p.version = version_[x];
+    Gather(items_[x], p.members);
+    p.cheapest = std::numeric_limits<double>::infinity();
+    p.dearest = -std::numeric_limits<double>::infinity();
+    for (const Member& e : p.members) {
+      p.cheapest = std::min(p.cheapest, e.cost);
+      p.dearest = std::max(p.dearest, e.cost);
+    }
+    return p;
+  }
+
   void MoveItem(int32_t item, int32_t from, int32_t to) {
+    ++version_[from];
+    ++version_[to];
     SetCost(from, cost_[from] - costs_[item]);
     SetCost(to, cost_[to] + costs_[item]);
     tokens_[from] -= lengths_[item];
@@ -277,7 +312,9 @@ class SlotSearch {
   std::vector<int32_t> slot_;
   std::vector<std::set<std::pair<double, int32_t>>> by_cost_;
   std::vector<double> slot_total_;
-  std::vector<Member> donor_, partner_;  // Give's scratch
+  std::vector<Member> donor_;     // Give's scratch
+  std::vector<int64_t> version_;  // per microbatch, bumped when its items change
+  std::vector<Partner> partners_ = std::vector<Partner>(16);
   int64_t moves_ = 0;
 };
 
