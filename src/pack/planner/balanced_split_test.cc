@@ -364,5 +364,57 @@ TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
   EXPECT_GT(by_fallback, 0);
 }
 
+// Whole documents (none over the cap, the rest deferred), a long tail at
+// 97% fill: on these small steps the MICROBATCH planner also bands the
+// token-balanced plan's microbatches and keeps the best, so it syncs at
+// least as well as the token-balanced baseline, places as many tokens, and
+// says which plan it kept.
+TEST(BalancedSplitTest, MicrobatchSyncOfWholeDocumentsAtLeastTheTokenBaseline) {
+  auto model = Attention();
+  int by_tokens = 0;
+  for (int64_t r : {8, 64, 512}) {
+    for (int64_t m : {2, 4, 8}) {
+      const int64_t cap = 2048;
+      std::vector<int64_t> lengths;
+      util::Rng rng(11 * r + m);
+      for (int64_t left = r * m * cap * 97 / 100; left > 0;) {
+        const double u = (static_cast<double>(rng.Next() >> 11) + 1) * 0x1p-53;
+        const double x = static_cast<double>(cap) / 16 * std::pow(u, -1 / 1.1);
+        const int64_t l =
+            std::max<int64_t>(1, std::min<int64_t>({static_cast<int64_t>(x), cap, left}));
+        lengths.push_back(l);
+        left -= l;
+      }
+      StepOptions o;
+      o.num_ranks = r;
+      o.microbatches_per_rank = m;
+      o.max_tokens_per_microbatch = cap;
+      o.overflow = Overflow::kDefer;
+      o.sync = StepSync::kMicrobatch;
+      absl::StatusOr<Plan> planner = PlanStep(o, *model, lengths);
+      o.algorithm = StepAlgorithm::kTokens;
+      absl::StatusOr<Plan> tokens = PlanStep(o, *model, lengths);
+      ASSERT_TRUE(planner.ok()) << planner.status();
+      ASSERT_TRUE(tokens.ok()) << tokens.status();
+      const PlanMetrics& a = planner->metrics();
+      const PlanMetrics& b = tokens->metrics();
+      SCOPED_TRACE(testing::Message()
+                   << "R " << r << " M " << m << ": planner " << a.microbatch_sync_efficiency
+                   << " tokens " << b.microbatch_sync_efficiency);
+      EXPECT_EQ(a.split_items, 0u);
+      EXPECT_LE(a.deferred_tokens, b.deferred_tokens);
+      if (a.deferred_tokens == b.deferred_tokens) {
+        EXPECT_GE(a.microbatch_sync_efficiency, b.microbatch_sync_efficiency);
+      }
+      const int32_t tokens_won =
+          PublicPlannedBy(StepAlgorithm::kDocuments, StepStats::PlannedBy::kTokens);
+      if (a.planned_by == tokens_won) ++by_tokens;
+    }
+  }
+  // The token-balanced plan is kept on some of these steps: the comparison
+  // is exercised, not only the slot planner.
+  EXPECT_GT(by_tokens, 0);
+}
+
 }  // namespace
 }  // namespace flopspack::pack

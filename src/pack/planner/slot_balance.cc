@@ -363,21 +363,29 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
   if (o.search && r * m <= kCompareBelow) {
-    // Small steps: the rank-balanced plan's microbatches, banded, when
-    // their slot maxima sum lower (never worse than planning for STEP).
-    DocumentPlanOptions ranks = pool;
-    ranks.num_ranks = r;
-    ranks.microbatches_per_rank = m;
-    SlotSearch other(lengths, costs, o, PlanDocuments(lengths, costs, ranks));
-    other.Band();
-    std::vector<int32_t> banded = other.Assign(lengths.size());
+    // Small steps: the rank-balanced plan's microbatches, banded, then the
+    // token-balanced plan's, each kept when it leaves no more items out and
+    // its slot maxima sum lower (never worse than planning for STEP or than
+    // the token-balanced baseline's microbatches in any slot order).
     const auto unplaced = [](const std::vector<int32_t>& w) {
       return std::count(w.begin(), w.end(), -1);
     };
-    if (unplaced(banded) < unplaced(where) ||
-        (unplaced(banded) == unplaced(where) &&
-         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
-      where = std::move(banded);
+    DocumentPlanOptions ranks = pool;
+    ranks.num_ranks = r;
+    ranks.microbatches_per_rank = m;
+    const std::vector<double> token_costs(lengths.begin(), lengths.end());
+    for (const bool by_tokens : {false, true}) {
+      SlotSearch other(
+          lengths, costs, o,
+          PlanDocuments(lengths, by_tokens ? absl::MakeConstSpan(token_costs) : costs, ranks));
+      other.Band();
+      std::vector<int32_t> banded = other.Assign(lengths.size());
+      if (unplaced(banded) < unplaced(where) ||
+          (unplaced(banded) == unplaced(where) &&
+           SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+        where = std::move(banded);
+        if (stats != nullptr) stats->token_balanced = by_tokens;
+      }
     }
   }
   return where;

@@ -108,7 +108,8 @@ absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
 // The document-level planner with M fixed (> 0) or, for M = 0, the fewest
 // microbatches per rank that place every item.
 absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> costs,
-                                     const StepOptions& o, int64_t total_tokens, StepStats* stats) {
+                                     const StepOptions& o, int64_t total_tokens, StepStats* stats,
+                                     StepStats::PlannedBy* planned_by = nullptr) {
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   int64_t m = o.microbatches_per_rank;
   const bool search = m == 0;
@@ -126,6 +127,10 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
       SlotBalanceStats s;
       items.where = PlanSlotBalanced(items.tokens, costs, b, &s);
       if (stats != nullptr) stats->refine_moves = s.moves;
+      if (planned_by != nullptr) {
+        *planned_by =
+            s.token_balanced ? StepStats::PlannedBy::kTokens : StepStats::PlannedBy::kDocuments;
+      }
     } else {
       DocumentPlanOptions d;
       d.num_ranks = r;
@@ -745,9 +750,11 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
       if (!found.ok()) return found.status();
       m = *found;
     } else {
-      absl::StatusOr<int64_t> found = RunDocuments(items, costs, o, total, stats);
+      absl::StatusOr<int64_t> found =
+          RunDocuments(items, costs, o, total, stats, &fallback.planned_by);
       if (!found.ok()) return found.status();
       m = *found;
+      if (stats != nullptr) stats->planned_by = fallback.planned_by;
     }
   }
   if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
