@@ -6,6 +6,8 @@
 //   flopspack_plan_step, 8,192 x 4 (~204K documents)        target <= 1.2 x qsort
 //   flopspack_plan_step, 65,536 x 4 (~1.6M documents)       target <= 1.5 x qsort
 //   the first call in a fresh process                       target <= 1.5 x a warm one
+//   flopspack_plan_step_in_context, the same steps in a step context sized by
+//   flopspack_step_context_reserve: its first call against its warm ones
 //
 // Each iteration times one qsort (of a fresh copy) and one call in the
 // thread's CPU time (user + system, so page faults count; time the thread
@@ -142,13 +144,18 @@ bool Pack(const std::vector<int64_t>& lengths) {
   return ok;
 }
 
-bool PlanStep(const std::vector<int64_t>& lengths, int64_t ranks) {
+flopspack_step_options StepOptions(int64_t ranks) {
   flopspack_step_options o;
   flopspack_step_options_init(&o);
   o.num_ranks = static_cast<uint32_t>(ranks);
   o.microbatches_per_rank = 4;
   o.max_tokens_per_microbatch = kCap;
   o.overflow = FLOPSPACK_OVERFLOW_DEFER;
+  return o;
+}
+
+bool PlanStep(const std::vector<int64_t>& lengths, int64_t ranks) {
+  const flopspack_step_options o = StepOptions(ranks);
   flopspack_plan* plan = nullptr;
   const bool ok =
       flopspack_plan_step(&o, SevenB(), lengths.data(), lengths.size(), &plan) == FLOPSPACK_OK;
@@ -156,9 +163,32 @@ bool PlanStep(const std::vector<int64_t>& lengths, int64_t ranks) {
   return ok;
 }
 
+// The same call in a step context (one per rank count, sized in main() or
+// on first use by flopspack_step_context_reserve for the step's documents).
+flopspack_step_context* Context(int64_t ranks) {
+  static flopspack_step_context* small = nullptr;
+  static flopspack_step_context* large = nullptr;
+  flopspack_step_context*& context = ranks == 8192 ? small : large;
+  if (context == nullptr) {
+    flopspack_step_context_create(&context);
+    const flopspack_step_options o = StepOptions(ranks);
+    flopspack_step_context_reserve(context, &o, SevenB(), StepDocuments(ranks).size());
+  }
+  return context;
+}
+
+bool PlanStepInContext(const std::vector<int64_t>& lengths, int64_t ranks) {
+  const flopspack_step_options o = StepOptions(ranks);
+  flopspack_plan* plan = nullptr;
+  const bool ok = flopspack_plan_step_in_context(Context(ranks), &o, SevenB(), lengths.data(),
+                                                 lengths.size(), &plan) == FLOPSPACK_OK;
+  flopspack_plan_destroy(plan);
+  return ok;
+}
+
 // Timed in main() before any benchmark: the first call of the process.
-double g_first_pack = 0, g_first_step = 0;
-long g_first_pack_faults = 0, g_first_step_faults = 0;
+double g_first_pack = 0, g_first_step = 0, g_first_context = 0, g_reserve = 0;
+long g_first_pack_faults = 0, g_first_step_faults = 0, g_first_context_faults = 0;
 
 void Report(benchmark::State& state, const std::vector<int64_t>& lengths, double best_call,
             double best_qsort, double first, const std::function<bool()>& call) {
@@ -169,7 +199,9 @@ void Report(benchmark::State& state, const std::vector<int64_t>& lengths, double
     state.counters["first_over_warm"] = first / best_call;
     state.counters["first_call_ms"] = first * 1e3;
     state.counters["first_call_faults"] =
-        static_cast<double>(first == g_first_pack ? g_first_pack_faults : g_first_step_faults);
+        static_cast<double>(first == g_first_pack   ? g_first_pack_faults
+                            : first == g_first_step ? g_first_step_faults
+                                                    : g_first_context_faults);
   }
   const int64_t before = g_live.load();
   g_peak.store(before);
@@ -220,6 +252,23 @@ BENCHMARK(BM_PlanStepVsQsort)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
+// flopspack_plan_step_in_context: the first call is the first in a context
+// sized by flopspack_step_context_reserve (reserve_ms), after the plain
+// first call above.
+void BM_PlanStepInContextVsQsort(benchmark::State& state) {
+  const int64_t ranks = state.range(0);
+  const std::vector<int64_t>& lengths = StepDocuments(ranks);
+  Run(state, lengths, ranks == 8192 ? g_first_context : 0,
+      [&] { return PlanStepInContext(lengths, ranks); });
+  if (ranks == 8192) state.counters["reserve_ms"] = g_reserve * 1e3;
+}
+BENCHMARK(BM_PlanStepInContextVsQsort)
+    ->Name("flopspack_plan_step_in_context")
+    ->Arg(8192)
+    ->Arg(65536)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -233,6 +282,10 @@ int main(int argc, char** argv) {
   faults = MinorFaults();
   g_first_step = Seconds([&] { PlanStep(step, 8192); });
   g_first_step_faults = MinorFaults() - faults;
+  g_reserve = Seconds([&] { Context(8192); });
+  faults = MinorFaults();
+  g_first_context = Seconds([&] { PlanStepInContext(step, 8192); });
+  g_first_context_faults = MinorFaults() - faults;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -2,7 +2,7 @@
 # Installs every Debian 12 package flopspack needs to build, test and run its
 # bindings and tools. Idempotent: only missing packages are installed.
 set -eu
-PACKAGES="build-essential cmake ninja-build pkg-config git
+PACKAGES="build-essential cmake ninja-build pkg-config git ccache
   libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
   meson swig golang-go abigail-tools bindgen clang libclang-rt-14-dev clang-format clang-tidy
   python3 python3-dev python3-numpy python3-pytest python3-torch

@@ -73,7 +73,9 @@ if(FLOPSPACK_BUILD_TESTS)
   endif()
   add_test(NAME python_test
     COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${_py_src}/tests)
-  set_tests_properties(python_test PROPERTIES ENVIRONMENT "${_py_env}")
+  # COST: started first by ctest -j in a fresh tree, as the CLI's long suites
+  # (tests/cli/CMakeLists.txt).
+  set_tests_properties(python_test PROPERTIES ENVIRONMENT "${_py_env}" COST 50)
 endif()
 
 if(FLOPSPACK_INSTALL)

@@ -144,6 +144,11 @@ FLOPSPACK_WRAP(flopspack_step_planner_save_size)
 FLOPSPACK_WRAP(flopspack_swig_step_planner_save)
 FLOPSPACK_WRAP(flopspack_swig_step_planner_restore)
 FLOPSPACK_WRAP(flopspack_stream_packer_save_size)
+/* step contexts: the step planner with storage kept between calls */
+FLOPSPACK_WRAP(flopspack_step_context_create)
+FLOPSPACK_WRAP(flopspack_step_context_reserve)
+FLOPSPACK_WRAP(flopspack_plan_step_in_context)
+FLOPSPACK_WRAP(flopspack_step_context_kept_bytes)
 /* length buckets and the bucket sampler */
 FLOPSPACK_WRAP(flopspack_swig_buckets_optimize)
 FLOPSPACK_WRAP(flopspack_buckets_padding)
@@ -208,6 +213,7 @@ FLOPSPACK_HANDLE(flopspack_step_planner, flopspack_step_planner_destroy)
 FLOPSPACK_HANDLE(flopspack_stats, flopspack_stats_destroy)
 FLOPSPACK_HANDLE(flopspack_simulate_result, flopspack_simulate_result_destroy)
 FLOPSPACK_HANDLE(flopspack_cp_shard, flopspack_cp_shard_destroy)
+FLOPSPACK_HANDLE(flopspack_step_context, flopspack_step_context_destroy)
 
 /* ---- Output structs: constructed with struct_size already set. ---- */
 %define FLOPSPACK_OUTPUT_STRUCT(type, ctype)

@@ -1438,6 +1438,49 @@ FLOPSPACK_API flopspack_status flopspack_multimodal_costs(
     const flopspack_cost_model* encoder, const int64_t* text_tokens, const int64_t* images,
     const int64_t* patches_per_image, size_t n, int64_t* out_tokens, double* out_extra_costs);
 
+/* ---- Planning step after step with kept storage (issue 19) ------------- */
+
+/* A step context keeps the step planner's working storage, and the arrays
+ * of the plans it made once they are destroyed, between calls (as zstd's
+ * ZSTD_CCtx keeps its workspace): a training loop that plans every step in
+ * one context stops asking the allocator for fresh pages, so its calls cost
+ * the same from the first to the last. Plans are bit for bit those of
+ * flopspack_plan_step. Used by one thread at a time; its plans may be read
+ * and destroyed on any thread, before or after the context. */
+typedef struct flopspack_step_context flopspack_step_context;
+
+/* An empty context. Errors: FLOPSPACK_INVALID_ARGUMENT (out NULL). */
+FLOPSPACK_API flopspack_status flopspack_step_context_create(flopspack_step_context** out);
+
+/* Sizes the context for steps of up to `documents` documents under these
+ * options and model, by planning one representative step (assorted lengths
+ * up to the cap, filling about 97% of num_ranks x microbatches_per_rank x cap, or
+ * a quarter of the cap each when microbatches_per_rank is 0) and keeping
+ * its storage: even the first flopspack_plan_step_in_context then finds its
+ * memory in place. Errors: those of flopspack_plan_step for these options
+ * and model; FLOPSPACK_OUT_OF_RANGE for more than 2^31 - 1 documents. */
+FLOPSPACK_API flopspack_status flopspack_step_context_reserve(flopspack_step_context* context,
+                                                              const flopspack_step_options* options,
+                                                              const flopspack_cost_model* model,
+                                                              size_t documents);
+
+/* flopspack_plan_step (same arguments, errors and plan, bit for bit) with
+ * its working storage from the context. The plan is an ordinary plan:
+ * destroying it (flopspack_plan_destroy) gives its arrays back to the
+ * context for the next call, so destroy the previous step's plan before
+ * planning the next one to reuse them. */
+FLOPSPACK_API flopspack_status flopspack_plan_step_in_context(flopspack_step_context* context,
+                                                              const flopspack_step_options* options,
+                                                              const flopspack_cost_model* model,
+                                                              const int64_t* lengths, size_t n,
+                                                              flopspack_plan** out);
+
+/* Bytes of storage the context holds for reuse now (0 for NULL). */
+FLOPSPACK_API size_t flopspack_step_context_kept_bytes(const flopspack_step_context* context);
+
+/* Frees the context (NULL is a no-op); plans it made stay valid. */
+FLOPSPACK_API void flopspack_step_context_destroy(flopspack_step_context* context);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -8,6 +8,7 @@
 #include "cost/cost_model.h"
 #include "flopspack/flopspack.h"
 #include "pack/primitives/plan.h"
+#include "util/vector_pool.h"
 
 struct flopspack_cost_model {
   std::shared_ptr<const flopspack::cost::CostModel> model;
@@ -17,9 +18,15 @@ struct flopspack_cost_model {
 // the ones the algorithm set, or the plan-order convention
 // (Plan::FillPieceOffsets), filled once here so concurrent readers never
 // write.
+// A plan made in a step context (flopspack_plan_step_in_context) holds the
+// context's vector pool and gives its arrays back to it when destroyed.
 struct flopspack_plan {
   explicit flopspack_plan(flopspack::pack::Plan p) : plan(std::move(p)) { plan.FillPieceOffsets(); }
+  ~flopspack_plan() {
+    if (pool != nullptr) plan.GiveStorage(*pool);
+  }
   flopspack::pack::Plan plan;
+  std::shared_ptr<flopspack::util::VectorPool> pool;
 };
 
 #endif  // FLOPSPACK_CAPI_HANDLES_H_

@@ -3,12 +3,14 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "capi/capi_util.h"
 #include "capi/handles.h"
 #include "cost/multimodal.h"
 #include "pack/planner/step_planner.h"
 #include "pack/planner/step_planner_state.h"
+#include "util/vector_pool.h"
 
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;
@@ -20,6 +22,13 @@ using flopspack::capi::SetError;
 
 struct flopspack_step_planner {
   std::unique_ptr<flopspack::pack::StreamingStepPlanner> planner;
+};
+
+// The storage a step context keeps: shared with the plans it made, which
+// give their arrays back when destroyed (handles.h).
+struct flopspack_step_context {
+  std::shared_ptr<flopspack::util::VectorPool> pool =
+      std::make_shared<flopspack::util::VectorPool>();
 };
 
 namespace {
@@ -134,6 +143,69 @@ flopspack_status flopspack_plan_step(const flopspack_step_options* options,
     return FLOPSPACK_OK;
   });
 }
+
+flopspack_status flopspack_step_context_create(flopspack_step_context** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    *out = new flopspack_step_context;
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_step_context_reserve(flopspack_step_context* context,
+                                                const flopspack_step_options* options,
+                                                const flopspack_cost_model* model,
+                                                size_t documents) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(context, "context")) return s;
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    flopspack::pack::StepOptions o;
+    if (flopspack_status s = ReadStepOptions(options, &o)) return s;
+    if (documents > static_cast<size_t>(flopspack::pack::kMaxStepItems)) {
+      return SetError(FLOPSPACK_OUT_OF_RANGE,
+                      absl::StrFormat("documents = %u: at most %d documents per step", documents,
+                                      flopspack::pack::kMaxStepItems));
+    }
+    const std::vector<int64_t> lengths =
+        flopspack::pack::RepresentativeStepLengths(o, static_cast<int64_t>(documents));
+    // The step is planned as a call would plan it (the plan's own arrays
+    // included), then its arrays join the pool.
+    flopspack::util::UseVectorPool use(context->pool.get());
+    auto plan = flopspack::pack::PlanStep(o, *model->model, lengths);
+    if (!plan.ok()) return FromStatus(plan.status());
+    flopspack_plan handle(std::move(*plan));
+    handle.pool = context->pool;
+    return FLOPSPACK_OK;
+  });
+}
+
+flopspack_status flopspack_plan_step_in_context(flopspack_step_context* context,
+                                                const flopspack_step_options* options,
+                                                const flopspack_cost_model* model,
+                                                const int64_t* lengths, size_t n,
+                                                flopspack_plan** out) {
+  return Guard([&] {
+    if (flopspack_status s = RequireNonNull(context, "context")) return s;
+    if (flopspack_status s = RequireNonNull(model, "model")) return s;
+    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (flopspack_status s = RequireNonNull(out, "out")) return s;
+    flopspack::pack::StepOptions o;
+    if (flopspack_status s = ReadStepOptions(options, &o)) return s;
+    flopspack::util::UseVectorPool use(context->pool.get());
+    auto plan = flopspack::pack::PlanStep(o, *model->model, absl::MakeConstSpan(lengths, n));
+    if (!plan.ok()) return FromStatus(plan.status());
+    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
+    handle->pool = context->pool;
+    *out = handle.release();
+    return FLOPSPACK_OK;
+  });
+}
+
+size_t flopspack_step_context_kept_bytes(const flopspack_step_context* context) {
+  return context == nullptr ? 0 : context->pool->bytes();
+}
+
+void flopspack_step_context_destroy(flopspack_step_context* context) { delete context; }
 
 flopspack_status flopspack_plan_step_with_extra_costs(const flopspack_step_options* options,
                                                       const flopspack_cost_model* model,

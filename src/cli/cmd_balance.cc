@@ -155,7 +155,7 @@ void Run(const BalanceOptions& o, const std::string& path) {
   Emit(o.output, text);
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineBalance(CLI::App& app) {
   auto o = std::make_shared<BalanceOptions>();
   app.add_option("--groups", o->groups, "number of groups (ranks) to balance over")
       ->capture_default_str()
@@ -190,7 +190,7 @@ Command BalanceCommand() {
           "else LPT), greedy (input order, cheapest group), lpt, kk.",
           1,
           1,
-          Define};
+          DefineBalance};
 }
 
 }  // namespace flopspack::cli

@@ -144,7 +144,7 @@ void Run(const BucketsOptions& o, const std::string& path) {
   Emit(o.output, text);
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineBuckets(CLI::App& app) {
   auto o = std::make_shared<BucketsOptions>();
   BucketSettings& s = o->settings;
   app.add_option("--buckets", s.num_buckets, "number of length buckets")
@@ -195,7 +195,7 @@ Command BucketsCommand() {
           "plain random shuffle. --plan prints the batches (--csv: group,rank,slot,item,tokens).",
           1,
           1,
-          Define};
+          DefineBuckets};
 }
 
 }  // namespace flopspack::cli

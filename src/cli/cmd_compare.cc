@@ -130,7 +130,7 @@ void Run(const CompareOptions& o, const std::string& path_a, const std::string& 
   Emit(o.output, text);
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineCompare(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
   AddInputOptions(app, o->input);
   AddCostOptions(app, o->cost);
@@ -151,7 +151,7 @@ Command CompareCommand() {
           "with the same mean can differ exactly there.",
           2,
           2,
-          Define};
+          DefineCompare};
 }
 
 }  // namespace flopspack::cli

@@ -42,7 +42,7 @@ struct SampleSet {
   }
 };
 
-int64_t ParseLength(const std::string& word, const std::string& where) {
+int64_t ParseSampleLength(const std::string& word, const std::string& where) {
   int64_t value = 0;
   if (!absl::SimpleAtoi(word, &value) || value < 1) {
     throw InputError(
@@ -73,7 +73,7 @@ std::vector<CalibrationSample> ParseSampleLines(const std::string& text, const s
           absl::StrFormat("%s: \"%s\" is not a time in seconds (finite, > 0)", where, words[0]));
     }
     for (size_t i = 1; i < words.size(); ++i)
-      sample.lengths.push_back(ParseLength(words[i], where));
+      sample.lengths.push_back(ParseSampleLength(words[i], where));
     sample.held_out = samples.size() % 4 == 3;  // the documented split
     samples.push_back(std::move(sample));
   }
@@ -222,7 +222,7 @@ void Run(const FitOptions& o, const std::string& path) {
   Emit(o.output, text);
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineFit(CLI::App& app) {
   auto o = std::make_shared<FitOptions>();
   app.add_option("--save", o->save,
                  "write the fitted model, its quality table and the samples to this cost-model "
@@ -247,7 +247,7 @@ Command FitCommand() {
           "--save FILE writes a cost-model file that every subcommand takes as --cost-file.",
           1,
           1,
-          Define};
+          DefineFit};
 }
 
 }  // namespace flopspack::cli

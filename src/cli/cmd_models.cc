@@ -66,7 +66,7 @@ void Run(const OutputOptions& output) {
   }
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineModels(CLI::App& app) {
   auto output = std::make_shared<OutputOptions>();
   AddOutputOptions(app, *output);
   return [output](const std::vector<std::string>&) { Run(*output); };
@@ -84,7 +84,7 @@ Command ModelsCommand() {
           "document's FLOPs.",
           0,
           0,
-          Define};
+          DefineModels};
 }
 
 }  // namespace flopspack::cli

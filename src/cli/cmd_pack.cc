@@ -174,7 +174,7 @@ void Run(const PackOptions& o, const std::string& path) {
   }
 }
 
-Runner Define(CLI::App& app) {
+Runner DefinePack(CLI::App& app) {
   auto o = std::make_shared<PackOptions>();
   AddCapacity(app, o->capacity, "tokens per packed sequence");
   AddAlgorithm(app, o->algorithm, PackAlgorithmNames(),
@@ -208,7 +208,7 @@ Command PackCommand() {
           "documents, bounded memory). --overflow: split (default), truncate or error.",
           1,
           1,
-          Define};
+          DefinePack};
 }
 
 }  // namespace flopspack::cli

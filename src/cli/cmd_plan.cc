@@ -254,7 +254,7 @@ std::vector<std::string> StepAlgorithmNames() {
   return names;
 }
 
-Runner Define(CLI::App& app) {
+Runner DefinePlan(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   AddRanks(app, o->ranks, "data-parallel ranks (GPUs) sharing the batch");
   AddCapacity(app, o->capacity,
@@ -325,7 +325,7 @@ Command PlanCommand() {
           "the default, listed first; JSON: context_parallel).",
           1,
           1,
-          Define};
+          DefinePlan};
 }
 
 }  // namespace flopspack::cli

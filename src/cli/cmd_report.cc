@@ -500,7 +500,7 @@ void Run(const ReportOptions& o, const std::string& path) {
   }
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineReport(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   SimSettings& sim = o->sim;
   app.add_option("--out", o->out,
@@ -560,7 +560,7 @@ Command ReportCommand() {
           "docs/cli.md). Prints the recommendation and the page's path.",
           1,
           1,
-          Define};
+          DefineReport};
 }
 
 }  // namespace flopspack::cli

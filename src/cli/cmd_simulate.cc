@@ -179,7 +179,7 @@ void Run(const SimulateOptions& o, const std::string& path) {
   }
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineSimulate(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
   SimSettings& sim = o->sim;
   AddRanks(app, o->ranks, "data-parallel ranks (GPUs); a comma-separated list sweeps them");
@@ -217,7 +217,7 @@ Command SimulateCommand() {
           "where the tail starts to cost.",
           1,
           1,
-          Define};
+          DefineSimulate};
 }
 
 }  // namespace flopspack::cli

@@ -62,7 +62,7 @@ void Run(const StatsOptions& o, const std::string& path) {
   Emit(o.output, text);
 }
 
-Runner Define(CLI::App& app) {
+Runner DefineStats(CLI::App& app) {
   auto o = std::make_shared<StatsOptions>();
   app.add_option("--bins", o->bins, "histogram bins: log2 (1, 2, 3-4, 5-8, ...) or linear")
       ->type_name("NAME")
@@ -102,7 +102,7 @@ Command StatsCommand() {
           "(floor(length / N) pieces of N and the remainder, each attending within itself).",
           1,
           1,
-          Define};
+          DefineStats};
 }
 
 }  // namespace flopspack::cli

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/vector_pool.h"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -47,9 +49,12 @@ void ResizeLarge(std::vector<T>& v, size_t n) {
   v.resize(n);
 }
 
+// A value-initialised vector of n, advised; its storage from the thread's
+// vector pool when one is active (vector_pool.h).
 template <typename T>
 std::vector<T> LargeVector(size_t n) {
   std::vector<T> v;
+  if (VectorPool* pool = current_vector_pool) v = pool->Take<T>(n);
   ResizeLarge(v, n);
   return v;
 }

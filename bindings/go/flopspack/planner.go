@@ -313,3 +313,102 @@ func MultimodalCosts(encoder *CostModel, textTokens, images, patchesPerImage []i
 	}
 	return tokens, extra, nil
 }
+
+// StepContext plans step after step with the planner's working storage
+// kept between calls (flopspack_step_context), and the arrays of closed
+// plans reused, so the first call costs what later ones do (call Reserve
+// once with the expected batch size). Its plans are PlanStep's, bit for
+// bit. One goroutine at a time; its plans may outlive it.
+type StepContext struct {
+	ref cref
+}
+
+// NewStepContext makes an empty context.
+func NewStepContext() (*StepContext, error) {
+	var h uintptr
+	if err := capi.Flopspack_step_context_create(&h); err != nil {
+		return nil, err
+	}
+	c := &StepContext{ref: cref{h: h, destroy: destroyStepContext}}
+	runtime.SetFinalizer(c, (*StepContext).Close)
+	return c, nil
+}
+
+func destroyStepContext(h uintptr) {
+	capi.DeleteFlopspack_step_context(capi.SwigcptrFlopspack_step_context(h))
+}
+
+func (c *StepContext) handle() (capi.Flopspack_step_context, error) {
+	if c == nil {
+		return nil, closedError("StepContext")
+	}
+	h, err := c.ref.acquire("StepContext")
+	return capi.SwigcptrFlopspack_step_context(h), err
+}
+
+func (c *StepContext) release() { c.ref.release() }
+
+// Reserve sizes the context for steps of up to `documents` documents under
+// these options by planning a representative step once and keeping its
+// storage. A negative count is an error with StatusInvalidArgument.
+func (c *StepContext) Reserve(model *CostModel, documents int, options StepOptions) error {
+	if documents < 0 {
+		return &Error{Status: StatusInvalidArgument, Message: "documents must not be negative"}
+	}
+	h, err := c.handle()
+	if err != nil {
+		return err
+	}
+	defer c.release()
+	m, err := model.handle()
+	if err != nil {
+		return err
+	}
+	defer model.release()
+	o := options.toC()
+	defer capi.DeleteFlopspack_step_options(o)
+	if err := capi.Flopspack_step_context_reserve(h, o, m, int64(documents)); err != nil {
+		return model.explain(err)
+	}
+	return nil
+}
+
+// PlanStep is the package's PlanStep (same arguments, same plan) on the
+// context's storage. Closing a plan gives its arrays back to the context.
+func (c *StepContext) PlanStep(lengths []int64, model *CostModel, options StepOptions) (*Plan, error) {
+	h, err := c.handle()
+	if err != nil {
+		return nil, err
+	}
+	defer c.release()
+	m, err := model.handle()
+	if err != nil {
+		return nil, err
+	}
+	defer model.release()
+	o := options.toC()
+	defer capi.DeleteFlopspack_step_options(o)
+	var plan uintptr
+	if err := capi.Flopspack_plan_step_in_context(h, o, m, lengths, &plan); err != nil {
+		return nil, model.explain(err)
+	}
+	return newPlan(plan), nil
+}
+
+// KeptBytes returns the bytes of storage the context holds for reuse now.
+func (c *StepContext) KeptBytes() (uint64, error) {
+	h, err := c.handle()
+	if err != nil {
+		return 0, err
+	}
+	defer c.release()
+	return uint64(capi.Flopspack_step_context_kept_bytes(h)), nil
+}
+
+// Close releases the context (idempotent); plans it made stay valid.
+func (c *StepContext) Close() error {
+	if c != nil {
+		c.ref.close()
+	}
+	return nil
+}

@@ -434,6 +434,43 @@ class StepPlanner(_Handle):
     def pending(self) -> Pending: ...
     def save(self) -> bytes: ...
 
+class StepContext(_Handle):
+    def __init__(self) -> None: ...
+    def reserve(
+        self,
+        model: CostModel,
+        documents: int,
+        *,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int = ...,
+        algorithm: StepAlgorithm = ...,
+        ordering: SlotOrder = ...,
+        overflow: Overflow = ...,
+        seed: int = ...,
+        sync: Sync = ...,
+        pipeline_stages: int = ...,
+        pipeline_schedule: PipelineSchedule = ...,
+    ) -> None: ...
+    def plan_step(
+        self,
+        lengths: _Lengths,
+        model: CostModel,
+        *,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int = ...,
+        algorithm: StepAlgorithm = ...,
+        ordering: SlotOrder = ...,
+        overflow: Overflow = ...,
+        seed: int = ...,
+        sync: Sync = ...,
+        pipeline_stages: int = ...,
+        pipeline_schedule: PipelineSchedule = ...,
+    ) -> Plan: ...
+    @property
+    def kept_bytes(self) -> int: ...
+
 class PlannedEpochs:
     lengths: np.ndarray
     model: CostModel

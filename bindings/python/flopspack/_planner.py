@@ -212,6 +212,88 @@ class StepPlanner(Handle):
         return f"<flopspack.StepPlanner pending={p.documents} docs/{p.tokens} tokens steps={p.steps}>"
 
 
+class StepContext(Handle):
+    """flopspack_step_context: plans step after step with the planner's
+    working storage kept between calls, and the arrays of destroyed plans
+    reused, so the first call costs what the later ones do (call
+    :meth:`reserve` once with the expected batch size). Its plans are
+    :func:`plan_step`'s, bit for bit. One thread at a time; its plans may
+    outlive it."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(_capi.flopspack_step_context_create())
+
+    def reserve(
+        self,
+        model: CostModel,
+        documents: int,
+        *,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int = 0,
+        algorithm: StepAlgorithm = StepAlgorithm.DOCUMENTS,
+        ordering: SlotOrder = SlotOrder.DESCENDING,
+        overflow: Overflow = Overflow.SPLIT,
+        seed: int = 0,
+        sync: Sync = Sync.STEP,
+        pipeline_stages: int = 0,
+        pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+    ) -> None:
+        """Sizes the context for steps of up to `documents` documents under
+        these options (plan_step's keywords) by planning a representative
+        step once and keeping its storage."""
+        options = _step_options(
+            num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
+            overflow, seed, sync, pipeline_stages, pipeline_schedule,
+        )
+        _capi.flopspack_step_context_reserve(
+            self._handle, options, _validate.handle(model, CostModel, "model"),
+            _validate.uint64(documents, "documents"),
+        )
+
+    def plan_step(
+        self,
+        lengths: Any,
+        model: CostModel,
+        *,
+        num_ranks: int,
+        max_tokens_per_microbatch: int,
+        microbatches_per_rank: int = 0,
+        algorithm: StepAlgorithm = StepAlgorithm.DOCUMENTS,
+        ordering: SlotOrder = SlotOrder.DESCENDING,
+        overflow: Overflow = Overflow.SPLIT,
+        seed: int = 0,
+        sync: Sync = Sync.STEP,
+        pipeline_stages: int = 0,
+        pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+    ) -> Plan:
+        """:func:`plan_step` (same arguments but extra_costs, same plan) on
+        the context's storage. A plan's arrays return to the context when
+        the plan is released (close() or garbage collection)."""
+        options = _step_options(
+            num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
+            overflow, seed, sync, pipeline_stages, pipeline_schedule,
+        )
+        return Plan(
+            _capi.flopspack_plan_step_in_context(
+                self._handle, options, _validate.handle(model, CostModel, "model"),
+                _arrays.lengths(lengths),
+            )
+        )
+
+    @property
+    def kept_bytes(self) -> int:
+        """Bytes of storage the context holds for reuse now."""
+        return int(_capi.flopspack_step_context_kept_bytes(self._handle))
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<flopspack.StepContext closed>"
+        return f"<flopspack.StepContext kept_bytes={self.kept_bytes}>"
+
+
 def multimodal_costs(
     encoder: CostModel, text_tokens: Any, images: Any, patches_per_image: Any
 ) -> "tuple[np.ndarray, np.ndarray]":

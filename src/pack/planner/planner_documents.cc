@@ -8,6 +8,7 @@
 #include "pack/primitives/cost_order.h"
 #include "pack/primitives/refine.h"
 #include "util/large_buffer.h"
+#include "util/vector_pool.h"
 
 namespace flopspack::pack {
 namespace {
@@ -109,7 +110,7 @@ class RankHeap {
 // Back from LPT positions to input indices.
 std::vector<int32_t> Unsorted(const std::vector<int32_t>& order,
                               const std::vector<int32_t>& where) {
-  std::vector<int32_t> result(where.size());
+  std::vector<int32_t> result = util::PooledVector<int32_t>(where.size());
   for (size_t k = 0; k < where.size(); ++k) result[order[k]] = where[k];
   return result;
 }
@@ -129,7 +130,7 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   // below reads memory sequentially.
   // Costs usually follow lengths, which are bounded by the cap: then a
   // counting sort gives the same order (checked, not assumed).
-  const std::vector<int32_t> order = CostDescendingOrder(costs, lengths, cap);
+  std::vector<int32_t> order = CostDescendingOrder(costs, lengths, cap);
   std::vector<int64_t> len = util::LargeVector<int64_t>(n);
   std::vector<double> cost = util::LargeVector<double>(n);
   for (int32_t k = 0; k < n; ++k) {
@@ -138,19 +139,22 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   }
   // suffix_min[k] = shortest item among k..: a rank whose roomiest
   // microbatch is below it can never take another item.
-  std::vector<int64_t> suffix_min(n + 1, std::numeric_limits<int64_t>::max());
+  std::vector<int64_t> suffix_min =
+      util::PooledVector<int64_t>(n + 1, std::numeric_limits<int64_t>::max());
   for (int32_t k = n - 1; k >= 0; --k) suffix_min[k] = std::min(suffix_min[k + 1], len[k]);
 
-  std::vector<int64_t> tokens(microbatches, 0);
-  std::vector<int32_t> where(n, -1);
-  std::vector<double> rank_cost(num_ranks, 0.0);
+  std::vector<int64_t> tokens = util::PooledVector<int64_t>(microbatches, 0);
+  std::vector<int32_t> where = util::PooledVector<int32_t>(n, -1);
+  std::vector<double> rank_cost = util::PooledVector<double>(num_ranks, 0.0);
 
   // Phase 1: LPT under the cap. `heap` holds the ranks whose roomiest
   // microbatch fits the current item, lightest on top; the others wait in
   // `parked`, roomiest on top, and return when the items get short enough.
   // For monotone cost models items come longest first, so each rank moves
   // between the two O(1) times per placement: O(n log R) in all.
-  std::vector<int64_t> max_free(num_ranks, cap);
+  std::vector<int64_t> max_free = util::PooledVector<int64_t>(num_ranks, cap);
+  // Scratch back to the caller's vector pool, if any (util/vector_pool.h).
+  util::GiveBackOnExit give_back(order, len, cost, suffix_min, tokens, where, rank_cost, max_free);
   RankHeap heap(num_ranks);
   auto roomier = [&](int32_t a, int32_t b) {  // std max-heap on (room, -rank)
     return max_free[a] < max_free[b] || (max_free[a] == max_free[b] && a > b);

@@ -21,6 +21,7 @@
 #include "util/large_buffer.h"
 #include "util/random.h"
 #include "util/validate.h"
+#include "util/vector_pool.h"
 
 namespace flopspack::pack {
 namespace {
@@ -39,10 +40,12 @@ struct Items {
     where.push_back(-1);
   }
   size_t size() const { return doc.size(); }
+  // On empty items: room for n without reallocating, from the caller's
+  // vector pool if any.
   void Reserve(size_t n) {
-    doc.reserve(n);
-    tokens.reserve(n);
-    where.reserve(n);
+    doc = util::PooledReserved<int64_t>(n);
+    tokens = util::PooledReserved<int64_t>(n);
+    where = util::PooledReserved<int32_t>(n);
   }
 };
 
@@ -83,7 +86,7 @@ absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
                                               absl::Span<const int64_t> docs,
                                               absl::Span<const int64_t> tokens,
                                               const ExtraCosts& extra) {
-  std::vector<double> costs(tokens.size());
+  std::vector<double> costs = util::PooledVector<double>(tokens.size());
   absl::Status status = model.DocumentCosts(tokens, absl::MakeSpan(costs));
   if (!status.ok()) return status;
   if (absl::Status s = util::CheckCosts("document cost", costs); !s.ok()) return s;
@@ -139,6 +142,7 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
       d.refine = o.refine;
       d.tolerance = o.tolerance;
       DocumentPlanStats s;
+      util::Recycle(items.where);
       items.where = PlanDocuments(items.tokens, costs, d, &s);
       if (stats != nullptr) {
         stats->refine_moves = s.moves;
@@ -608,8 +612,8 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   // Documents over the cap: reject, defer, or cut into cap-sized pieces.
   Items items;
   std::vector<int64_t> deferred;  // positions in lengths
-  std::vector<int64_t> kept;      // documents that go to the algorithm
-  kept.reserve(lengths.size());
+  // documents that go to the algorithm
+  std::vector<int64_t> kept = util::PooledReserved<int64_t>(lengths.size());
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (lengths[i] <= cap) {
@@ -813,7 +817,7 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   // scatters them to their microbatch, so everything after reads each
   // microbatch from contiguous memory.
   const int64_t groups = r * m;
-  std::vector<int64_t> start(groups + 1, 0);
+  std::vector<int64_t> start = util::PooledVector<int64_t>(groups + 1, 0);
   for (int32_t w : items.where) {
     if (w >= 0) ++start[w + 1];
   }
@@ -823,7 +827,9 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   std::vector<int64_t> mb_tokens = util::LargeVector<int64_t>(placed);
   double largest_item = 0;
   {
-    std::vector<int64_t> fill(start.begin(), start.end() - 1);
+    std::vector<int64_t> fill = util::PooledReserved<int64_t>(groups);
+    fill.assign(start.begin(), start.end() - 1);
+    util::GiveBackOnExit give_back_fill(fill);
     for (size_t i = 0; i < items.size(); ++i) {
       const int32_t w = items.where[i];
       if (w < 0) continue;
@@ -833,7 +839,11 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
       largest_item = std::max(largest_item, costs[i]);
     }
   }
-  std::vector<double> mb_cost(groups);
+  std::vector<double> mb_cost = util::PooledVector<double>(groups);
+  // The scratch goes back to the caller's vector pool, if any
+  // (util/vector_pool.h), on every way out from here.
+  util::GiveBackOnExit give_back(kept, items.doc, items.tokens, items.where, costs, start, mb_doc,
+                                 mb_tokens, mb_cost);
   for (int64_t g = 0; g < groups; ++g) {
     absl::StatusOr<double> c = model.SequenceCost(
         absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]));
@@ -856,11 +866,14 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   }
 
   // The plan's CSR in slot order, written once.
-  std::vector<int64_t> offsets(groups + 1, 0), rank_of(groups), slot_of(groups);
-  std::vector<int64_t> computed(groups);
+  // The plan's arrays: a context's plans give them back when destroyed.
+  std::vector<int64_t> offsets = util::PooledVector<int64_t>(groups + 1, 0);
+  std::vector<int64_t> rank_of = util::PooledVector<int64_t>(groups);
+  std::vector<int64_t> slot_of = util::PooledVector<int64_t>(groups);
+  std::vector<int64_t> computed = util::PooledVector<int64_t>(groups);
   std::vector<int64_t> plan_items = util::LargeVector<int64_t>(placed);
   std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
-  std::vector<double> plan_costs(groups);
+  std::vector<double> plan_costs = util::PooledVector<double>(groups);
   size_t at = 0;
   // Under MICROBATCH the planner chose the slots: the order permutes whole
   // slots (by their total cost), the same for every rank.
@@ -1003,6 +1016,26 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   }
   ComputeSyncMetrics(plan, o.pipeline_stages, sync);
   return plan;
+}
+
+std::vector<int64_t> RepresentativeStepLengths(const StepOptions& o, int64_t documents) {
+  std::vector<int64_t> lengths(static_cast<size_t>(std::max<int64_t>(0, documents)));
+  if (lengths.empty()) return lengths;
+  const double cap = static_cast<double>(o.max_tokens_per_microbatch);
+  const double n = static_cast<double>(lengths.size());
+  double mean = cap / 4;
+  if (o.microbatches_per_rank > 0) {
+    const double room = static_cast<double>(o.num_ranks) *
+                        static_cast<double>(o.microbatches_per_rank) * cap * 0.97;
+    mean = std::min(cap, room / n);
+  }
+  util::Rng rng(1);
+  for (int64_t& l : lengths) {
+    const double draw = -std::log(1 - rng.Uniform()) * mean;
+    l = std::clamp<int64_t>(static_cast<int64_t>(std::llround(std::min(draw, cap))), 1,
+                            o.max_tokens_per_microbatch);
+  }
+  return lengths;
 }
 
 }  // namespace flopspack::pack

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -150,6 +151,13 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& options,
                                             absl::Span<const double> extra_costs,
                                             absl::Span<const int64_t> ids = {},
                                             StepStats* stats = nullptr);
+
+// Lengths of a representative step of `documents` documents under these
+// options, for sizing a step context's storage (flopspack_step_context_
+// reserve): assorted lengths in [1, cap] (deterministic, exponentially
+// distributed) whose total fills about 97% of R x M x cap, or a quarter of the cap
+// each on average when M = 0.
+std::vector<int64_t> RepresentativeStepLengths(const StepOptions& options, int64_t documents);
 
 }  // namespace flopspack::pack
 

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/vector_pool.h"
+
 namespace flopspack::pack {
 
 std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
   const size_t n = costs.size();
-  std::vector<int32_t> order(n);
+  std::vector<int32_t> order = util::PooledVector<int32_t>(n);
   for (size_t i = 0; i < n; ++i) order[i] = static_cast<int32_t>(i);
   if (n < kCostOrderRadixMin) {
     std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
@@ -22,8 +24,10 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
   const size_t buckets = size_t{1} << digit_bits;
   const uint64_t mask = buckets - 1;
   const int passes = 64 / digit_bits;
-  std::vector<uint64_t> key(n), key_tmp(n);
-  std::vector<uint32_t> count(static_cast<size_t>(passes) * buckets, 0);
+  // Scratch from the caller's vector pool, if any (util/vector_pool.h).
+  std::vector<uint64_t> key = util::PooledVector<uint64_t>(n);
+  std::vector<uint64_t> key_tmp = util::PooledVector<uint64_t>(n);
+  std::vector<uint32_t> count = util::PooledVector<uint32_t>(static_cast<size_t>(passes) * buckets);
   for (size_t i = 0; i < n; ++i) {
     const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0.0
     uint64_t bits;
@@ -31,7 +35,8 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
     key[i] = ~bits;
     for (int p = 0; p < passes; ++p) ++count[p * buckets + ((key[i] >> (p * digit_bits)) & mask)];
   }
-  std::vector<int32_t> order_tmp(n);
+  std::vector<int32_t> order_tmp = util::PooledVector<int32_t>(n);
+  util::GiveBackOnExit give_back(key, key_tmp, count, order_tmp);
   for (int p = 0; p < passes; ++p) {
     const int shift = p * digit_bits;
     uint32_t* start = count.data() + p * buckets;
@@ -60,10 +65,11 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
     return CostDescendingOrder(costs);
   }
   // Stable counting sort on max_length - length: longest first, ties by index.
-  std::vector<int32_t> start(static_cast<size_t>(max_length) + 1, 0);
+  std::vector<int32_t> start = util::PooledVector<int32_t>(static_cast<size_t>(max_length) + 1);
+  util::GiveBackOnExit give_back(start);
   for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
   for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
-  std::vector<int32_t> order(n);
+  std::vector<int32_t> order = util::PooledVector<int32_t>(n);
   for (size_t i = 0; i < n; ++i) {
     order[start[static_cast<size_t>(max_length - lengths[i])]++] = static_cast<int32_t>(i);
   }
@@ -71,7 +77,10 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
   for (size_t k = 1; k < n; ++k) {
     const double a = costs[order[k - 1]] == 0 ? 0.0 : costs[order[k - 1]];
     const double b = costs[order[k]] == 0 ? 0.0 : costs[order[k]];
-    if (a < b || (a == b && order[k - 1] > order[k])) return CostDescendingOrder(costs);
+    if (a < b || (a == b && order[k - 1] > order[k])) {
+      util::Recycle(order);
+      return CostDescendingOrder(costs);
+    }
   }
   return order;
 }

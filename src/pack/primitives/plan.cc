@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "util/checked.h"
+#include "util/vector_pool.h"
 
 namespace flopspack::pack {
 
@@ -27,12 +28,21 @@ void Plan::SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
   computed_tokens_ = std::move(computed_tokens);
   costs_ = std::move(costs);
   const size_t groups = offsets_.size() - 1;
-  real_tokens_.assign(groups, 0);
+  real_tokens_ = util::PooledVector<int64_t>(groups, 0);
   for (size_t g = 0; g < groups; ++g) {
     int64_t real = 0;
     for (int64_t i = offsets_[g]; i < offsets_[g + 1]; ++i) real += tokens_[i];
     real_tokens_[g] = real;
   }
+}
+
+void Plan::GiveStorage(util::VectorPool& pool) {
+  for (std::vector<int64_t>* v : {&offsets_, &items_, &tokens_, &piece_offsets_, &real_tokens_,
+                                  &computed_tokens_, &ranks_, &slots_, &deferred_, &dropped_}) {
+    pool.Give(*v);
+  }
+  pool.Give(costs_);
+  offsets_.assign(1, 0);
 }
 
 void Plan::SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots) {
@@ -47,7 +57,7 @@ void Plan::SetPieceOffsets(std::vector<int64_t> piece_offsets) {
 void Plan::FillPieceOffsets() {
   if (has_piece_offsets()) return;
   const size_t n = items_.size();
-  piece_offsets_.assign(n, 0);
+  piece_offsets_ = util::PooledVector<int64_t>(n, 0);
   if (n < 2) return;
   const auto [lo, hi] = std::minmax_element(items_.begin(), items_.end());
   // Item ids are input indices or push ids, never negative; the range is
@@ -55,7 +65,8 @@ void Plan::FillPieceOffsets() {
   const uint64_t range = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
   if (range < 4 * static_cast<uint64_t>(n) + 1024) {
     // Dense ids (the usual case): a running offset per item, in plan order.
-    std::vector<int64_t> next(static_cast<size_t>(range) + 1, 0);
+    std::vector<int64_t> next = util::PooledVector<int64_t>(static_cast<size_t>(range) + 1, 0);
+    util::GiveBackOnExit give_back(next);
     for (size_t k = 0; k < n; ++k) {
       int64_t& at =
           next[static_cast<size_t>(static_cast<uint64_t>(items_[k]) - static_cast<uint64_t>(*lo))];

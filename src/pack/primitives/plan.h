@@ -14,6 +14,10 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
+namespace flopspack::util {
+class VectorPool;  // util/vector_pool.h
+}  // namespace flopspack::util
+
 namespace flopspack::pack {
 
 // Mirrors flopspack_plan_metrics field by field (see the public header for
@@ -64,6 +68,9 @@ class Plan {
   // Assigns (rank, slot) to every group; sizes equal group_count().
   void SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots);
   void Reserve(size_t groups, size_t entries);
+  // Moves every array's storage into `pool` for reuse and leaves an empty
+  // plan (no groups; metrics unchanged).
+  void GiveStorage(util::VectorPool& pool);
 
   size_t group_count() const { return offsets_.size() - 1; }
   absl::Span<const int64_t> group_items(size_t g) const {

@@ -1196,3 +1196,36 @@ extern "C" {
         out_extra_costs: *mut f64,
     ) -> flopspack_status;
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct flopspack_step_context {
+    _unused: [u8; 0],
+}
+extern "C" {
+    pub fn flopspack_step_context_create(out: *mut *mut flopspack_step_context)
+        -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_context_reserve(
+        context: *mut flopspack_step_context,
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        documents: usize,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_plan_step_in_context(
+        context: *mut flopspack_step_context,
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_step_context_kept_bytes(context: *const flopspack_step_context) -> usize;
+}
+extern "C" {
+    pub fn flopspack_step_context_destroy(context: *mut flopspack_step_context);
+}

@@ -155,6 +155,10 @@ pub struct flopspack_stats {
     _unused: [u8; 0],
 }
 #[repr(C)]
+pub struct flopspack_step_context {
+    _unused: [u8; 0],
+}
+#[repr(C)]
 pub struct flopspack_simulate_result {
     _unused: [u8; 0],
 }
@@ -881,6 +885,24 @@ extern "C" {
         out_tokens: *mut i64,
         out_extra_costs: *mut f64,
     ) -> flopspack_status;
+    pub fn flopspack_step_context_create(out: *mut *mut flopspack_step_context)
+        -> flopspack_status;
+    pub fn flopspack_step_context_reserve(
+        context: *mut flopspack_step_context,
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        documents: usize,
+    ) -> flopspack_status;
+    pub fn flopspack_plan_step_in_context(
+        context: *mut flopspack_step_context,
+        options: *const flopspack_step_options,
+        model: *const flopspack_cost_model,
+        lengths: *const i64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+    pub fn flopspack_step_context_kept_bytes(context: *const flopspack_step_context) -> usize;
+    pub fn flopspack_step_context_destroy(context: *mut flopspack_step_context);
     pub fn flopspack_step_planner_options_init(options: *mut flopspack_step_planner_options);
     pub fn flopspack_step_planner_create(
         options: *const flopspack_step_options,

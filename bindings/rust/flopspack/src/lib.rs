@@ -55,7 +55,7 @@ pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, P
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
     multimodal_costs, plan_step, plan_step_with_extra_costs, Pending, PipelineSchedule, SlotOrder,
-    StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions, SyncModel,
+    StepAlgorithm, StepContext, StepOptions, StepPlanner, StepPlannerOptions, SyncModel,
 };
 pub use quality::{EvaluateOptions, PolynomialCoefficients, PredictionQuality};
 pub use simulate::{

@@ -409,3 +409,96 @@ impl Drop for StepPlanner {
         unsafe { sys::flopspack_step_planner_destroy(self.raw.as_ptr()) };
     }
 }
+
+/// Plans step after step with the planner's working storage kept between
+/// calls (`flopspack_step_context`), and the arrays of dropped plans reused,
+/// so the first call costs what later ones do (call
+/// [`StepContext::reserve`] once with the expected batch size). Its plans
+/// are [`plan_step`]'s, bit for bit, and may outlive it. `Send`, not
+/// `Sync`: one thread at a time.
+///
+/// ```
+/// use flopspack::{plan_step, CostModel, StepContext, StepOptions};
+///
+/// let model = CostModel::tokens()?;
+/// let options = StepOptions { microbatches_per_rank: 2, ..StepOptions::new(4, 4096) };
+/// let mut context = StepContext::new()?;
+/// context.reserve(&model, 1000, &options)?;
+/// let lengths = [3000, 1200, 800, 512, 100, 7];
+/// let plan = context.plan_step(&lengths, &model, &options)?;
+/// assert_eq!(plan.metrics(), plan_step(&lengths, &model, &options)?.metrics());
+/// # Ok::<(), flopspack::Error>(())
+/// ```
+pub struct StepContext {
+    raw: NonNull<sys::flopspack_step_context>,
+}
+
+// SAFETY: a context may move between threads; it is used by one at a time
+// (no Sync), and its plans give storage back under the context's own lock.
+unsafe impl Send for StepContext {}
+
+impl StepContext {
+    /// An empty context.
+    pub fn new() -> Result<StepContext> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a pointer to a local.
+        check(unsafe { sys::flopspack_step_context_create(&mut raw) })?;
+        Ok(StepContext {
+            raw: NonNull::new(raw).expect("NULL step context"),
+        })
+    }
+
+    /// Sizes the context for steps of up to `documents` documents under
+    /// these options by planning a representative step once and keeping
+    /// its storage.
+    pub fn reserve(
+        &mut self,
+        model: &CostModel,
+        documents: usize,
+        options: &StepOptions,
+    ) -> Result<()> {
+        let c = options.to_c();
+        // SAFETY: the context is ours; pointers to locals.
+        model.explain(check(unsafe {
+            sys::flopspack_step_context_reserve(self.raw.as_ptr(), &c, model.as_ptr(), documents)
+        }))
+    }
+
+    /// [`plan_step`] (same arguments, same plan) on the context's storage.
+    /// Dropping a plan gives its arrays back to the context.
+    pub fn plan_step(
+        &mut self,
+        lengths: &[i64],
+        model: &CostModel,
+        options: &StepOptions,
+    ) -> Result<Plan> {
+        let c = options.to_c();
+        let mut raw = ptr::null_mut();
+        // SAFETY: the context is ours; pointers to locals and live slices;
+        // the plan is ours.
+        model.explain(check(unsafe {
+            sys::flopspack_plan_step_in_context(
+                self.raw.as_ptr(),
+                &c,
+                model.as_ptr(),
+                lengths.as_ptr(),
+                lengths.len(),
+                &mut raw,
+            )
+        }))?;
+        Ok(unsafe { Plan::from_raw(raw) })
+    }
+
+    /// Bytes of storage the context holds for reuse now.
+    pub fn kept_bytes(&self) -> usize {
+        // SAFETY: a live handle.
+        unsafe { sys::flopspack_step_context_kept_bytes(self.raw.as_ptr()) }
+    }
+}
+
+impl Drop for StepContext {
+    fn drop(&mut self) {
+        // SAFETY: owned handle, destroyed exactly once; its plans stay valid.
+        unsafe { sys::flopspack_step_context_destroy(self.raw.as_ptr()) };
+    }
+}

@@ -1,0 +1,180 @@
+// Vectors kept between calls: a pool of std::vector buffers that a caller
+// making the same call repeatedly owns (the C API's flopspack_step_context),
+// so a call takes memory the previous call already faulted in instead of
+// asking the allocator for fresh pages.
+//
+// What: while a UseVectorPool scope is active on a thread, PooledVector /
+// LargeVector (large_buffer.h) take a vector from that pool (the one with
+// the smallest capacity that holds the request, else a new one) and
+// Recycle / GiveBackOnExit return it. With no pool active they are plain
+// std::vector construction and destruction, so code written this way
+// behaves exactly as before for every caller that does not opt in.
+// Contents never depend on the pool: a taken vector is assigned its full
+// contents (n copies of the value) before use.
+// Complexity: Take is O(k) in the k vectors the pool holds of that type
+// (k <= kMaxPerType); Give is O(1) amortised (O(k) when the pool is full).
+// Guarantee: the pool holds at most kMaxPerType vectors per element type;
+// Give never allocates once the pool's lists are reserved, so giving back in
+// a destructor cannot throw. Thread-safe: Take and Give lock a mutex (a plan
+// may be destroyed on another thread while its context plans the next).
+// Reference: zstd's ZSTD_CCtx, a context that owns its workspace across
+// compressions (lib/zstd.h, "Explicit context").
+#ifndef FLOPSPACK_UTIL_VECTOR_POOL_H_
+#define FLOPSPACK_UTIL_VECTOR_POOL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace flopspack::util {
+
+class VectorPool {
+ public:
+  // More than the large buffers one step plan uses at once; beyond it the
+  // smallest vector is dropped.
+  static constexpr size_t kMaxPerType = 48;
+
+  VectorPool() {
+    std::apply([](auto&... list) { (list.reserve(kMaxPerType), ...); }, lists_);
+  }
+  VectorPool(const VectorPool&) = delete;
+  VectorPool& operator=(const VectorPool&) = delete;
+
+  // An empty vector with capacity >= n when the pool has one (the smallest
+  // such), else an empty vector with no storage.
+  template <typename T>
+  std::vector<T> Take(size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::vector<T>>& list = List<T>();
+    size_t best = list.size();
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i].capacity() >= n &&
+          (best == list.size() || list[i].capacity() < list[best].capacity())) {
+        best = i;
+      }
+    }
+    if (best == list.size()) return {};
+    std::vector<T> out = std::move(list[best]);
+    list[best] = std::move(list.back());
+    list.pop_back();
+    bytes_ -= out.capacity() * sizeof(T);
+    out.clear();
+    return out;
+  }
+
+  // Keeps v's storage for a later Take (v is left empty). Noexcept: the
+  // list never grows past its reserved capacity.
+  template <typename T>
+  void Give(std::vector<T>& v) noexcept {
+    if (v.capacity() == 0) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::vector<T>>& list = List<T>();
+    const size_t added = v.capacity() * sizeof(T);
+    if (list.size() == kMaxPerType) {
+      size_t smallest = 0;
+      for (size_t i = 1; i < list.size(); ++i) {
+        if (list[i].capacity() < list[smallest].capacity()) smallest = i;
+      }
+      if (list[smallest].capacity() >= v.capacity()) {
+        std::vector<T>().swap(v);
+        return;
+      }
+      bytes_ -= list[smallest].capacity() * sizeof(T);
+      list[smallest] = std::move(v);
+    } else {
+      list.push_back(std::move(v));
+    }
+    bytes_ += added;
+    v = std::vector<T>();
+  }
+
+  // Bytes of storage the pool holds now.
+  size_t bytes() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bytes_;
+  }
+
+ private:
+  template <typename T>
+  std::vector<std::vector<T>>& List() {
+    return std::get<std::vector<std::vector<T>>>(lists_);
+  }
+
+  mutable std::mutex mu_;
+  size_t bytes_ = 0;
+  // One list per element type the planner's buffers use (int64_t, double,
+  // int32_t, uint64_t, uint32_t; uint64_t is also size_t here).
+  std::tuple<std::vector<std::vector<int64_t>>, std::vector<std::vector<double>>,
+             std::vector<std::vector<int32_t>>, std::vector<std::vector<uint64_t>>,
+             std::vector<std::vector<uint32_t>>>
+      lists_;
+};
+
+// The pool of the calling thread's active UseVectorPool scope, or nullptr.
+inline thread_local VectorPool* current_vector_pool = nullptr;
+
+// Makes `pool` (may be nullptr: none) the thread's pool for this scope.
+class UseVectorPool {
+ public:
+  explicit UseVectorPool(VectorPool* pool) : previous_(current_vector_pool) {
+    current_vector_pool = pool;
+  }
+  ~UseVectorPool() { current_vector_pool = previous_; }
+  UseVectorPool(const UseVectorPool&) = delete;
+  UseVectorPool& operator=(const UseVectorPool&) = delete;
+
+ private:
+  VectorPool* previous_;
+};
+
+// std::vector<T>(n, value), its storage from the thread's pool if any.
+template <typename T>
+std::vector<T> PooledVector(size_t n, const T& value = T()) {
+  VectorPool* pool = current_vector_pool;
+  if (pool == nullptr) return std::vector<T>(n, value);
+  std::vector<T> v = pool->Take<T>(n);
+  v.assign(n, value);
+  return v;
+}
+
+// An empty vector with room for n (push_back without reallocating), its
+// storage from the thread's pool if any.
+template <typename T>
+std::vector<T> PooledReserved(size_t n) {
+  VectorPool* pool = current_vector_pool;
+  std::vector<T> v = pool == nullptr ? std::vector<T>() : pool->Take<T>(n);
+  v.reserve(n);
+  return v;
+}
+
+// Gives v's storage to the thread's pool, if any (v is then empty);
+// without a pool, leaves v alone.
+template <typename T>
+void Recycle(std::vector<T>& v) noexcept {
+  if (VectorPool* pool = current_vector_pool) pool->Give(v);
+}
+
+// Recycles the named vectors when the scope ends (whatever is left in them:
+// a vector moved out meanwhile gives nothing).
+template <typename... Vectors>
+class GiveBackOnExit {
+ public:
+  explicit GiveBackOnExit(Vectors&... vectors) : vectors_(vectors...) {}
+  ~GiveBackOnExit() {
+    std::apply([](auto&... v) { (Recycle(v), ...); }, vectors_);
+  }
+  GiveBackOnExit(const GiveBackOnExit&) = delete;
+  GiveBackOnExit& operator=(const GiveBackOnExit&) = delete;
+
+ private:
+  std::tuple<Vectors&...> vectors_;
+};
+template <typename... Vectors>
+GiveBackOnExit(Vectors&...) -> GiveBackOnExit<Vectors...>;
+
+}  // namespace flopspack::util
+
+#endif  // FLOPSPACK_UTIL_VECTOR_POOL_H_
