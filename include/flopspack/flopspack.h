@@ -261,8 +261,11 @@ typedef struct flopspack_plan flopspack_plan;
  * default step algorithm (FLOPSPACK_STEP_DOCUMENTS) makes a document-level
  * plan; where documents had to be cut (overflow SPLIT with a document over
  * the cap or costing more than a rank's share) it also makes the baselines
- * below and keeps whichever has the higher rank balance, so it is never worse
- * than them (docs/planner.md, Fallbacks). */
+ * below and keeps whichever has the higher rank balance (under sync
+ * MICROBATCH: the higher microbatch-synchronous efficiency, each plan's
+ * microbatches banded for the slots; on steps of at most 2^14 microbatches
+ * it also weighs the token-balanced plan where no document was cut), so it
+ * is never worse than them (docs/planner.md, Fallbacks). */
 typedef enum flopspack_planned_by {
   /* Not a step plan, or a step algorithm without fallbacks (random,
    * tokens, sequences). */

@@ -233,6 +233,7 @@ struct GridResult {
   double bound;
   double sync_efficiency = 0;
   double pipeline_efficiency = 0;
+  int32_t planned_by = 0;  // PlanMetrics::planned_by
 };
 
 GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
@@ -272,8 +273,8 @@ GridResult PlanAndCheck(const StepOptions& o, const cost::CostModel& model,
   // balance: the gap is the imbalance, not 0% beside 75% balance (the
   // bound of issue 13 was the largest cap-sized piece).
   EXPECT_GE(m.mean_rank_cost / m.rank_lower_bound, 0.97) << "balance " << m.rank_balance_efficiency;
-  return {m.rank_balance_efficiency, m.max_rank_cost, m.rank_lower_bound,
-          m.microbatch_sync_efficiency, m.pipeline_efficiency};
+  return {m.rank_balance_efficiency,    m.max_rank_cost,       m.rank_lower_bound,
+          m.microbatch_sync_efficiency, m.pipeline_efficiency, m.planned_by};
 }
 
 TEST(BalancedSplitTest, NeverWorseThanTheBaselinesOnAHeavyTail) {
@@ -312,9 +313,10 @@ TEST(BalancedSplitTest, NeverWorseThanTheBaselinesOnAHeavyTail) {
 // The same tail for a trainer that synchronizes every microbatch (FSDP /
 // ZeRO-3), each rank a 1F1B pipeline of 4 stages: pieces tile every
 // document, caps hold, M microbatches per rank, the bounds hold, and the
-// planner's microbatch-synchronous efficiency is at least random dealing's.
+// planner's microbatch-synchronous efficiency is at least every baseline's.
 TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
   auto model = Attention();
+  int by_fallback = 0;
   for (int64_t r : {8, 64, 1024}) {
     for (int64_t m : {2, 4, 8}) {
       const int64_t capacity = r == 1024 ? 1024 : 2048;
@@ -332,19 +334,86 @@ TEST(BalancedSplitTest, MicrobatchSyncWithPipelinesOnAHeavyTail) {
         const GridResult tokens = PlanAndCheck(o, *model, lengths);
         o.algorithm = StepAlgorithm::kRandom;
         const GridResult random = PlanAndCheck(o, *model, lengths);
+        o.algorithm = StepAlgorithm::kSequences;
+        const GridResult sequences = PlanAndCheck(o, *model, lengths);
         SCOPED_TRACE(testing::Message()
                      << "R " << r << " M " << m << " slack " << slack << ": planner "
                      << planner.sync_efficiency << " tokens " << tokens.sync_efficiency
-                     << " random " << random.sync_efficiency);
-        // Known gap (reported, issue 15): on this tail at full fill the
-        // token-balanced baseline's microbatches sometimes sync better
-        // (e.g. R 8 M 4: 95.5% vs 96.7%); the slot planner does not yet
-        // plan the cut pieces. Random dealing stays below.
+                     << " random " << random.sync_efficiency << " sequences "
+                     << sequences.sync_efficiency);
+        // Where documents are cut the planner also tries the token-balanced
+        // plan (banded for the slots) and the cut to the share, and keeps
+        // the best by this figure, so it is never below those baselines
+        // (issue 15). The sequence packer's plan is not among its fallbacks
+        // (planned_by has no value for it): at full fill its first-fit
+        // sequences sometimes sync better by a few hundredths of a point
+        // (R 1024 M 2: 96.719% vs 96.700%), measured, not closed.
+        EXPECT_GE(planner.sync_efficiency, tokens.sync_efficiency);
         EXPECT_GE(planner.sync_efficiency, random.sync_efficiency);
+        EXPECT_GE(planner.sync_efficiency, sequences.sync_efficiency - 5e-4);
+        if (planner.planned_by !=
+            PublicPlannedBy(StepAlgorithm::kDocuments, StepStats::PlannedBy::kDocuments)) {
+          ++by_fallback;
+        }
         EXPECT_GT(planner.pipeline_efficiency, 0);
       }
     }
   }
+  // The fallbacks are what closes the gap (before them the token-balanced
+  // plan won 7 of these 18 steps): some of these plans must come from them.
+  EXPECT_GT(by_fallback, 0);
+}
+
+// Whole documents (none over the cap, the rest deferred), a long tail at
+// 97% fill: on these small steps the MICROBATCH planner also bands the
+// token-balanced plan's microbatches and keeps the best, so it syncs at
+// least as well as the token-balanced baseline, places as many tokens, and
+// says which plan it kept.
+TEST(BalancedSplitTest, MicrobatchSyncOfWholeDocumentsAtLeastTheTokenBaseline) {
+  auto model = Attention();
+  int by_tokens = 0;
+  for (int64_t r : {8, 64, 512}) {
+    for (int64_t m : {2, 4, 8}) {
+      const int64_t cap = 2048;
+      std::vector<int64_t> lengths;
+      util::Rng rng(11 * r + m);
+      for (int64_t left = r * m * cap * 97 / 100; left > 0;) {
+        const double u = (static_cast<double>(rng.Next() >> 11) + 1) * 0x1p-53;
+        const double x = static_cast<double>(cap) / 16 * std::pow(u, -1 / 1.1);
+        const int64_t l =
+            std::max<int64_t>(1, std::min<int64_t>({static_cast<int64_t>(x), cap, left}));
+        lengths.push_back(l);
+        left -= l;
+      }
+      StepOptions o;
+      o.num_ranks = r;
+      o.microbatches_per_rank = m;
+      o.max_tokens_per_microbatch = cap;
+      o.overflow = Overflow::kDefer;
+      o.sync = StepSync::kMicrobatch;
+      absl::StatusOr<Plan> planner = PlanStep(o, *model, lengths);
+      o.algorithm = StepAlgorithm::kTokens;
+      absl::StatusOr<Plan> tokens = PlanStep(o, *model, lengths);
+      ASSERT_TRUE(planner.ok()) << planner.status();
+      ASSERT_TRUE(tokens.ok()) << tokens.status();
+      const PlanMetrics& a = planner->metrics();
+      const PlanMetrics& b = tokens->metrics();
+      SCOPED_TRACE(testing::Message()
+                   << "R " << r << " M " << m << ": planner " << a.microbatch_sync_efficiency
+                   << " tokens " << b.microbatch_sync_efficiency);
+      EXPECT_EQ(a.split_items, 0u);
+      EXPECT_LE(a.deferred_tokens, b.deferred_tokens);
+      if (a.deferred_tokens == b.deferred_tokens) {
+        EXPECT_GE(a.microbatch_sync_efficiency, b.microbatch_sync_efficiency);
+      }
+      const int32_t tokens_won =
+          PublicPlannedBy(StepAlgorithm::kDocuments, StepStats::PlannedBy::kTokens);
+      if (a.planned_by == tokens_won) ++by_tokens;
+    }
+  }
+  // The token-balanced plan is kept on some of these steps: the comparison
+  // is exercised, not only the slot planner.
+  EXPECT_GT(by_tokens, 0);
 }
 
 }  // namespace

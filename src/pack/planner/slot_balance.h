@@ -21,8 +21,9 @@
 // second search.
 // Last, each band's microbatches go to ranks by LPT on the rank totals, so
 // the rank balance stays high too. On steps of at most 2^14 microbatches
-// the rank-balanced plan's microbatches, banded, are computed too and kept
-// when their slot maxima sum lower (there the extra planning is cheap).
+// the rank-balanced plan's microbatches and the token-balanced plan's
+// (the planner on token counts), banded, are computed too and the one
+// whose slot maxima sum lowest is kept (there the extra planning is cheap).
 //
 // Complexity: phase 1 as planner_documents.h with R M groups; phases 2-3
 // O(R M log(R M)) plus O(s (K M) u) per search step, s items in H, K
@@ -65,6 +66,9 @@ struct SlotBalanceOptions {
 
 struct SlotBalanceStats {
   int64_t moves = 0;
+  // The token-balanced plan's microbatches, banded, were kept (small steps
+  // only; see PlanSlotBalanced).
+  bool token_balanced = false;
 };
 
 // For each item, the microbatch rank * M + j it goes to, or -1 when it did

@@ -111,7 +111,8 @@ absl::StatusOr<std::vector<double>> ItemCosts(const cost::CostModel& model,
 // The document-level planner with M fixed (> 0) or, for M = 0, the fewest
 // microbatches per rank that place every item.
 absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> costs,
-                                     const StepOptions& o, int64_t total_tokens, StepStats* stats) {
+                                     const StepOptions& o, int64_t total_tokens, StepStats* stats,
+                                     StepStats::PlannedBy* planned_by = nullptr) {
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   int64_t m = o.microbatches_per_rank;
   const bool search = m == 0;
@@ -129,6 +130,10 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
       SlotBalanceStats s;
       items.where = PlanSlotBalanced(items.tokens, costs, b, &s);
       if (stats != nullptr) stats->refine_moves = s.moves;
+      if (planned_by != nullptr) {
+        *planned_by =
+            s.token_balanced ? StepStats::PlannedBy::kTokens : StepStats::PlannedBy::kDocuments;
+      }
     } else {
       DocumentPlanOptions d;
       d.num_ranks = r;
@@ -409,6 +414,106 @@ absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut
   return absl::OkStatus();
 }
 
+// Microbatch-synchronous efficiency (the sum over slots of the slots' mean
+// microbatch cost over the sum of their maxima) of items placed in r x m
+// microbatches, and that sum of maxima: a microbatch costs its items plus
+// the overhead when non-empty (exact for an additive model, as RankBalance).
+std::pair<double, double> SyncBalance(const Items& items, absl::Span<const double> costs,
+                                      double overhead, int64_t r, int64_t m) {
+  std::vector<double> cell(r * m, 0.0);
+  std::vector<char> used(r * m, 0);
+  double total = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int32_t w = items.where[i];
+    if (w < 0) continue;
+    cell[w] += costs[i];
+    total += costs[i];
+    if (!used[w]) {
+      used[w] = 1;
+      cell[w] += overhead;
+      total += overhead;
+    }
+  }
+  double sum_max = 0;
+  for (int64_t j = 0; j < m; ++j) {
+    double largest = 0;
+    for (int64_t k = 0; k < r; ++k) largest = std::max(largest, cell[k * m + j]);
+    sum_max += largest;
+  }
+  const double sum_mean = total / static_cast<double>(r);
+  return {sum_max > 0 ? sum_mean / sum_max : 1.0, sum_max};
+}
+
+// KeepLighter for MICROBATCH: replaces items and costs by other's (its
+// microbatches banded for the slots first, slot_balance.h) when its
+// microbatch-synchronous efficiency is higher by more than margin (cuts
+// change the total, so with no margin the lower sum of slot maxima breaks
+// a tie).
+void KeepBetterSynced(Items& items, std::vector<double>& costs, Items& other,
+                      std::vector<double>& other_costs, double overhead, int64_t r, int64_t m,
+                      int64_t cap, double margin, StepStats::PlannedBy by, StepStats* stats) {
+  SlotBalanceOptions b;
+  b.num_ranks = r;
+  b.microbatches_per_rank = m;
+  b.cap = cap;
+  other.where = BandSlots(other.tokens, other_costs, b, other.where);
+  const std::pair<double, double> mine = SyncBalance(items, costs, overhead, r, m);
+  const std::pair<double, double> theirs = SyncBalance(other, other_costs, overhead, r, m);
+  if (theirs.first > mine.first + margin ||
+      (margin == 0 && theirs.first == mine.first && theirs.second < mine.second)) {
+    items = std::move(other);
+    costs = std::move(other_costs);
+    if (stats != nullptr) stats->planned_by = by;
+  }
+}
+
+// TryFallbacks under MICROBATCH: the same two fallbacks, each plan's
+// microbatches banded for the slots, judged by the microbatch-synchronous
+// efficiency instead of the rank balance (the token-balanced planner plans
+// for STEP: it balances ranks, the bands then gather its heavy microbatches
+// into the same slots).
+absl::Status TrySyncFallbacks(Items& items, std::vector<double>& costs, Items capcut,
+                              const cost::CostModel& model, const ExtraCosts& extra,
+                              absl::Span<const int64_t> lengths, absl::Span<const int64_t> kept,
+                              const StepOptions& o, int64_t m, int64_t total, StepStats* stats) {
+  const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
+  const double overhead = model.SequenceOverhead();
+  if (stats != nullptr) stats->documents_balance = RankBalance(items, costs, overhead, r, m).first;
+  StepOptions fixed = o;
+  fixed.microbatches_per_rank = m;
+  fixed.sync = StepSync::kStep;
+  std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
+  absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
+  if (!found.ok()) return found.status();
+  absl::StatusOr<std::vector<double>> capcut_costs =
+      ItemCosts(model, capcut.doc, capcut.tokens, extra);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
+  capcut_costs = ItemCosts(model, capcut.doc, capcut.tokens, extra);
+  if (!capcut_costs.ok()) return capcut_costs.status();
+  KeepBetterSynced(items, costs, capcut, *capcut_costs, overhead, r, m, cap, 0,
+                   StepStats::PlannedBy::kTokens, stats);
+  if (SyncBalance(items, costs, overhead, r, m).first >= kCutToShareBelow) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<SharePiece>> cut = CutToShare(model, lengths, kept, r, m, cap);
+  if (!cut.ok()) return cut.status();
+  if (!cut->empty() && static_cast<int64_t>(cut->size()) <= kMaxStepItems) {
+    Items other;
+    other.Reserve(cut->size());
+    for (const SharePiece& p : *cut) {
+      other.Add(p.doc, p.tokens);
+      other.where.back() = p.where;
+    }
+    absl::StatusOr<std::vector<double>> other_costs =
+        ItemCosts(model, other.doc, other.tokens, extra);
+    if (!other_costs.ok()) return other_costs.status();
+    KeepBetterSynced(items, costs, other, *other_costs, overhead, r, m, cap, o.tolerance,
+                     StepStats::PlannedBy::kCutToShare, stats);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t StepItemBudget(const StepOptions& o) {
@@ -649,9 +754,11 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
       if (!found.ok()) return found.status();
       m = *found;
     } else {
-      absl::StatusOr<int64_t> found = RunDocuments(items, costs, o, total, stats);
+      absl::StatusOr<int64_t> found =
+          RunDocuments(items, costs, o, total, stats, &fallback.planned_by);
       if (!found.ok()) return found.status();
       m = *found;
+      if (stats != nullptr) stats->planned_by = fallback.planned_by;
     }
   }
   if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
@@ -678,11 +785,13 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
       b.cap = cap;
       items.where = BandSlots(items.tokens, costs, b, items.where);
     }
-    // Where documents had to be cut, the fallback cut to the share
-    // (cut_to_share.h) replaces the plan when its heaviest rank is lighter.
-    if (divisible && o.algorithm == StepAlgorithm::kDocuments && !SlotBalanced(o)) {
-      if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, extra, lengths,
-                                        kept, o, m, total, &fallback);
+    // Where documents had to be cut, the fallbacks (the token-balanced plan,
+    // the cut to the share) replace the plan when they balance better: the
+    // ranks under STEP, the slots under MICROBATCH.
+    if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
+      const auto fallbacks = SlotBalanced(o) ? TrySyncFallbacks : TryFallbacks;
+      if (absl::Status s = fallbacks(items, costs, std::move(capcut), model, extra, lengths, kept,
+                                     o, m, total, &fallback);
           !s.ok()) {
         return s;
       }
