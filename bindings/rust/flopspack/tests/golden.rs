@@ -409,6 +409,7 @@ fn step_options(o: &Json) -> StepOptions {
         },
         pipeline_stages: o.get("pipeline_stages").int() as u32,
         pipeline_schedule: PipelineSchedule::OneFOneB,
+        ..StepOptions::new(0, 0)
     }
 }
 
