@@ -531,6 +531,19 @@ typedef struct flopspack_step_options {
   int32_t sync;                      /* flopspack_sync: what the planner balances */
   uint32_t pipeline_stages;          /* per replica, 0 or 1 = none, at most 1024 */
   int32_t pipeline_schedule;         /* flopspack_pipeline_schedule */
+  /* Context parallelism (docs/context-parallel.md, "Planning with CP"):
+   * every microbatch is shared by a CP group of this many GPUs; 0 or 1 =
+   * none, at most 65536. max_tokens_per_microbatch stays the tokens of one
+   * GPU: a microbatch holds up to C x that many, a document of up to C x
+   * cap tokens stays whole (sharded over the group, keeping full
+   * attention), and a microbatch costs its slowest CP rank under
+   * context_parallel_layout. Needs an additive cost model. Shard the plan
+   * with flopspack_plan_shard_context_parallel (same C and layout) for the
+   * chunks and the CP-rank balance. Both fields are read only when
+   * struct_size covers context_parallel_layout (context_parallel_size lies
+   * in what older versions of this struct left as padding). */
+  uint32_t context_parallel_size;
+  int32_t context_parallel_layout; /* flopspack_cp_layout; init: DOCUMENT_HEAD_TAIL */
 } flopspack_step_options;
 
 /* Defaults: num_ranks 0 and max_tokens_per_microbatch 0 (both must be set),

@@ -1,5 +1,6 @@
 // extern "C" entry points for step planning: validate pointers and option
 // structs, convert, call the core in src/pack/step_planner*.h, map the status.
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -41,6 +42,14 @@ flopspack_status ReadStepOptions(const flopspack_step_options* in,
   flopspack_step_options o;
   flopspack_step_options_init(&o);
   if (flopspack_status s = ReadOptions(in, &o, "flopspack_step_options")) return s;
+  // context_parallel_size lies where a struct of the library before it (56
+  // bytes) had 4 bytes of padding, which such a caller may leave as
+  // anything: the CP fields are read only from a struct that holds both.
+  if (in->struct_size < offsetof(flopspack_step_options, context_parallel_layout) +
+                            sizeof(o.context_parallel_layout)) {
+    o.context_parallel_size = 0;
+    o.context_parallel_layout = FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
+  }
   out->num_ranks = o.num_ranks;
   out->microbatches_per_rank = o.microbatches_per_rank;
   out->max_tokens_per_microbatch = o.max_tokens_per_microbatch;
@@ -87,6 +96,16 @@ flopspack_status ReadStepOptions(const flopspack_step_options* in,
           &out->pipeline_schedule)) {
     return s;
   }
+  out->context_parallel_size = o.context_parallel_size;
+  if (flopspack_status s = ReadEnum(
+          o.context_parallel_layout,
+          {FLOPSPACK_CP_SEQUENCE_HEAD_TAIL, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL, FLOPSPACK_CP_ADAPTIVE},
+          absl::StrFormat("context_parallel_layout = %d: not a flopspack_cp_layout value "
+                          "(FLOPSPACK_CP_SEQUENCE_HEAD_TAIL, _DOCUMENT_HEAD_TAIL or _ADAPTIVE)",
+                          o.context_parallel_layout),
+          &out->context_parallel_layout)) {
+    return s;
+  }
   return FromStatus(flopspack::pack::ValidateStepOptions(*out));
 }
 
@@ -126,6 +145,9 @@ void flopspack_step_options_init(flopspack_step_options* options) {
   options->algorithm = FLOPSPACK_STEP_DOCUMENTS;
   options->ordering = FLOPSPACK_SLOT_ORDER_DESCENDING;
   options->overflow = FLOPSPACK_OVERFLOW_SPLIT;
+  // The layout the planner's objective is exact for (to the remainder
+  // tokens); used only with context_parallel_size > 1.
+  options->context_parallel_layout = FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
 }
 
 flopspack_status flopspack_plan_step(const flopspack_step_options* options,

@@ -121,6 +121,11 @@ StepSettings Settings(const PlanOptions& o) {
                                      o.pipeline_stages));
   }
   s.pipeline_stages = static_cast<uint32_t>(o.pipeline_stages);
+  // --cp plans with context parallelism: --capacity stays per GPU, a
+  // microbatch holds --cp x --capacity tokens and costs its slowest CP rank.
+  if (o.cp > 65536) throw UsageError(absl::StrFormat("--cp=%d: at most 65536 CP ranks", o.cp));
+  s.context_parallel_size = static_cast<uint32_t>(o.cp);
+  s.context_parallel_layout = CpLayoutValue(o.cp_layout.value_or("adaptive"));
   return s;
 }
 
@@ -136,8 +141,7 @@ void Run(const PlanOptions& o, const std::string& path) {
   }
 
   const uint64_t cp = o.cp;
-  if (cp > 65536) throw UsageError(absl::StrFormat("--cp=%d: at most 65536 CP ranks", cp));
-  const int cp_layout = CpLayoutValue(o.cp_layout.value_or("adaptive"));
+  const int cp_layout = settings.context_parallel_layout;
   if (cp == 0 && o.cp_layout) {
     throw UsageError("--cp-layout needs --cp (the context-parallel size)");
   }
@@ -200,6 +204,7 @@ void Run(const PlanOptions& o, const std::string& path) {
     options.Set("overflow", OverflowName(settings.overflow));
     options.Set("sync", settings.sync == FLOPSPACK_SYNC_MICROBATCH ? "microbatch" : "step");
     options.Set("pipeline_stages", static_cast<uint64_t>(settings.pipeline_stages));
+    if (cp > 0) options.Set("context_parallel_size", cp);
     out.Set("options", std::move(options));
     out.Set("metrics", PlanMetricsJson(metrics));
     Json rank_json = Json::Array();
@@ -235,9 +240,10 @@ void Run(const PlanOptions& o, const std::string& path) {
   if (compare) text += "\nevery algorithm on this batch\n" + comparison.Text();
   if (cp > 0) {
     text += absl::StrFormat(
-        "\ncontext parallelism: every microbatch over %d CP ranks (CP-rank balance = sum of "
-        "mean / sum of max CP-rank cost)\n",
-        cp);
+        "\ncontext parallelism: planned for CP groups of %d GPUs (a microbatch holds up to %s "
+        "tokens and costs its slowest CP rank); the plan sharded under each layout (CP-rank "
+        "balance = sum of mean / sum of max CP-rank cost)\n",
+        cp, Cell(settings.capacity * static_cast<int64_t>(cp)));
     text += cp_table.Text();
   }
   if (show_plan) {

@@ -61,6 +61,8 @@ PlanPtr PlanStep(const std::vector<int64_t>& lengths, const flopspack_cost_model
   options.overflow = s.overflow;
   options.sync = s.sync;
   options.pipeline_stages = s.pipeline_stages;
+  options.context_parallel_size = s.context_parallel_size;
+  options.context_parallel_layout = s.context_parallel_layout;
   flopspack_plan* plan = nullptr;
   Check(flopspack_plan_step(&options, model, lengths.data(), lengths.size(), &plan),
         absl::StrFormat("plan step (%s, %d ranks)", algorithm.name, s.num_ranks));

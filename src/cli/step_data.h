@@ -29,6 +29,10 @@ struct StepSettings {
   int32_t overflow = FLOPSPACK_OVERFLOW_SPLIT;
   int32_t sync = FLOPSPACK_SYNC_STEP;
   uint32_t pipeline_stages = 0;
+  // Context parallelism: 0 = none; capacity stays per GPU (a microbatch
+  // holds context_parallel_size x capacity tokens).
+  uint32_t context_parallel_size = 0;
+  int32_t context_parallel_layout = FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
 };
 Json StepSettingsJson(const StepSettings& settings);
 const char* OrderName(int32_t ordering);

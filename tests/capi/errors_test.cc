@@ -616,6 +616,36 @@ std::vector<Row> Rows() {
         s.pipeline_stages = 1025;
         return flopspack_step_planner_create(&s, nullptr, Tokens(), &o.planner);
       });
+  add("StepCpSize", "`flopspack_plan_step`, `flopspack_step_planner_create`",
+      "context_parallel_size over 65536", FLOPSPACK_INVALID_ARGUMENT,
+      "context_parallel_size = 65537", [](Outs& o) {
+        flopspack_step_options s = Step(2, 1, 16);
+        s.context_parallel_size = 65537;
+        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+      });
+  add("StepCpLayout", "`flopspack_plan_step`, `flopspack_step_planner_create`",
+      "an unknown context_parallel_layout value", FLOPSPACK_INVALID_ARGUMENT,
+      "context_parallel_layout = 3", [](Outs& o) {
+        flopspack_step_options s = Step(2, 1, 16);
+        s.context_parallel_size = 2;
+        s.context_parallel_layout = 3;
+        return flopspack_step_planner_create(&s, nullptr, Tokens(), &o.planner);
+      });
+  add("StepCpGroupCap", "`flopspack_plan_step`, `flopspack_step_planner_create`",
+      "max_tokens_per_microbatch x context_parallel_size over int64", FLOPSPACK_OUT_OF_RANGE,
+      "max_tokens_per_microbatch x context_parallel_size", [](Outs& o) {
+        flopspack_step_options s = Step(2, 0, INT64_MAX / 2);
+        s.context_parallel_size = 4;
+        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+      });
+  add("StepCpCustomModel", "`flopspack_plan_step`",
+      "context_parallel_size > 1 with a custom model or sequence-wide attention",
+      FLOPSPACK_INVALID_ARGUMENT, "context_parallel_size > 1 needs an additive cost model",
+      [](Outs& o) {
+        flopspack_step_options s = Step(2, 0, 16);
+        s.context_parallel_size = 2;
+        return flopspack_plan_step(&s, Huge(), kThree, 3, &o.plan);
+      });
   add("StepOverCap", "`flopspack_plan_step`", "a document over the cap under ERROR",
       FLOPSPACK_INVALID_ARGUMENT, "lengths[1] = 8 exceeds max_tokens_per_microbatch = 5",
       [](Outs& o) {

@@ -8,30 +8,16 @@
 
 #include "capi_test_util.h"
 #include "plan_reader.h"
+#include "step_test_util.h"
 
 namespace {
 
 using flopspack_test::ReadBack;
 using flopspack_test::ReadPlan;
 
-flopspack_step_options Options(uint32_t ranks, uint32_t microbatches, int64_t cap) {
-  flopspack_step_options o;
-  flopspack_step_options_init(&o);
-  o.num_ranks = ranks;
-  o.microbatches_per_rank = microbatches;
-  o.max_tokens_per_microbatch = cap;
-  return o;
-}
+constexpr auto& Options = flopspack_test::StepOptions;
 
-std::vector<int64_t> Lengths(size_t n) {
-  std::vector<int64_t> lengths(n);
-  uint64_t x = 777;
-  for (int64_t& l : lengths) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    l = 1 + static_cast<int64_t>((x >> 33) % 1500);
-  }
-  return lengths;
-}
+std::vector<int64_t> Lengths(size_t n) { return flopspack_test::SeededLengths(n, 777, 1500); }
 
 // What a group must cost: the model's cost of its tokens plus each item's
 // share (tokens / length) of its document's extra cost.

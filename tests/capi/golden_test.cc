@@ -295,6 +295,8 @@ flopspack_step_options StepOptions(const Value& o) {
   options.sync = static_cast<int32_t>(o["sync"].AsInt());
   options.pipeline_stages = static_cast<uint32_t>(o["pipeline_stages"].AsInt());
   options.pipeline_schedule = static_cast<int32_t>(o["pipeline_schedule"].AsInt());
+  options.context_parallel_size = static_cast<uint32_t>(o["context_parallel_size"].AsInt());
+  options.context_parallel_layout = static_cast<int32_t>(o["context_parallel_layout"].AsInt());
   return options;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "capi_test_util.h"
+#include "step_test_util.h"
 
 namespace {
 
@@ -15,24 +16,9 @@ flopspack_cost_model* Quadratic() {
   return model;
 }
 
-flopspack_step_options Options(uint32_t ranks, uint32_t microbatches, int64_t cap) {
-  flopspack_step_options o;
-  flopspack_step_options_init(&o);
-  o.num_ranks = ranks;
-  o.microbatches_per_rank = microbatches;
-  o.max_tokens_per_microbatch = cap;
-  return o;
-}
+constexpr auto& Options = flopspack_test::StepOptions;
 
-std::vector<int64_t> Lengths(size_t n) {
-  std::vector<int64_t> lengths(n);
-  uint64_t x = 12345;
-  for (int64_t& l : lengths) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    l = 1 + static_cast<int64_t>((x >> 33) % 400);
-  }
-  return lengths;
-}
+std::vector<int64_t> Lengths(size_t n) { return flopspack_test::SeededLengths(n, 12345, 400); }
 
 TEST(StepPlannerCapiTest, DefaultsAreDocumented) {
   flopspack_step_options o;
@@ -48,10 +34,51 @@ TEST(StepPlannerCapiTest, DefaultsAreDocumented) {
   EXPECT_EQ(o.sync, FLOPSPACK_SYNC_STEP);
   EXPECT_EQ(o.pipeline_stages, 0u);
   EXPECT_EQ(o.pipeline_schedule, FLOPSPACK_PIPELINE_1F1B);
+  EXPECT_EQ(o.context_parallel_size, 0u);
+  EXPECT_EQ(o.context_parallel_layout, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL);
+  // The struct before the CP fields was 56 bytes (52 of fields, 4 of
+  // padding): it grew, and the CP fields end past those 56 bytes, so
+  // struct_size tells old callers from new.
+  EXPECT_GT(sizeof(flopspack_step_options), 56u);
+  EXPECT_GT(offsetof(flopspack_step_options, context_parallel_layout), 56u - 4);
   flopspack_step_planner_options p;
   flopspack_step_planner_options_init(&p);
   EXPECT_EQ(p.max_defer_steps, 2u);
   EXPECT_EQ(p.outlier_min_tokens, 0);
+}
+
+TEST(StepPlannerCapiTest, ContextParallelOptions) {
+  flopspack_cost_model* model = Quadratic();
+  const std::vector<int64_t> lengths = {1500, 400, 300, 900, 700, 120};
+  flopspack_step_options o = Options(2, 0, 1000);
+  o.context_parallel_size = 2;
+  o.context_parallel_layout = FLOPSPACK_CP_ADAPTIVE;
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK);
+  struct flopspack_plan_metrics m;
+  m.struct_size = sizeof(m);
+  ASSERT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
+  EXPECT_EQ(m.split_items, 0u);  // 1,500 tokens fit a CP group of 2 x 1,000
+  flopspack_cp_shard* shard = nullptr;
+  ASSERT_EQ(flopspack_plan_shard_context_parallel(plan, model, 2, FLOPSPACK_CP_ADAPTIVE, &shard),
+            FLOPSPACK_OK);
+  flopspack_cp_metrics cp;
+  cp.struct_size = sizeof(cp);
+  ASSERT_EQ(flopspack_cp_shard_metrics(shard, &cp), FLOPSPACK_OK);
+  EXPECT_DOUBLE_EQ(cp.max_cp_rank_cost, m.max_group_cost);
+  flopspack_cp_shard_destroy(shard);
+  flopspack_plan_destroy(plan);
+  // An older caller's struct is 56 bytes, its last 4 padding that may hold
+  // anything (here a CP size of 2): it plans without CP (the 1,500-token
+  // document is cut at the cap).
+  for (uint32_t size : {uint32_t{52}, uint32_t{56}}) {
+    o.struct_size = size;
+    ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
+    EXPECT_GT(m.split_items, 0u) << "struct_size " << size;
+    flopspack_plan_destroy(plan);
+  }
+  flopspack_cost_model_destroy(model);
 }
 
 TEST(StepPlannerCapiTest, PlansAStep) {

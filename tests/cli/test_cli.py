@@ -844,3 +844,17 @@ def test_plan_context_parallel(tmp_path):
                                    check=2).stderr
     assert "needs --cp" in run("plan", str(lengths), "--cp-layout=document", check=2).stderr
     assert "65536" in run("plan", str(lengths), "--cp=70000", check=2).stderr
+    # --cp plans for the CP group: --capacity stays per GPU, a microbatch
+    # holds --cp x --capacity tokens (4,400 here), so documents up to that
+    # (the longest is 4,049) stay whole.
+    flat = run_json("plan", str(lengths), "--ranks=4", "--capacity=1100")
+    grouped = run_json("plan", str(lengths), "--ranks=4", "--capacity=1100", "--cp=4")
+    assert grouped["options"]["context_parallel_size"] == 4
+    assert "context_parallel_size" not in flat["options"]
+    assert flat["metrics"]["split_items"] > 0
+    assert grouped["metrics"]["split_items"] == 0
+    # Its microbatches cost their slowest CP rank under the chosen layout.
+    adaptive = grouped["context_parallel"][0]
+    assert adaptive["layout"] == "adaptive"
+    assert grouped["metrics"]["max_group_cost"] == pytest.approx(adaptive["max_cp_rank_cost"],
+                                                                 rel=1e-12)

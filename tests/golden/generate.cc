@@ -820,6 +820,8 @@ struct StepSpec {
   int sync = FLOPSPACK_SYNC_STEP;
   uint32_t pipeline_stages = 0;
   int pipeline_schedule = FLOPSPACK_PIPELINE_1F1B;
+  uint32_t context_parallel_size = 0;
+  int context_parallel_layout = FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
 };
 
 flopspack_step_options StepOptions(const StepSpec& spec) {
@@ -835,6 +837,8 @@ flopspack_step_options StepOptions(const StepSpec& spec) {
   o.sync = spec.sync;
   o.pipeline_stages = spec.pipeline_stages;
   o.pipeline_schedule = spec.pipeline_schedule;
+  o.context_parallel_size = spec.context_parallel_size;
+  o.context_parallel_layout = spec.context_parallel_layout;
   return o;
 }
 
@@ -846,7 +850,9 @@ std::string StepOptionsJson(const StepSpec& s) {
          ", \"seed\": " + std::to_string(s.seed) + ", \"ordering\": " + std::to_string(s.ordering) +
          ", \"overflow\": " + std::to_string(s.overflow) + ", \"sync\": " + std::to_string(s.sync) +
          ", \"pipeline_stages\": " + std::to_string(s.pipeline_stages) +
-         ", \"pipeline_schedule\": " + std::to_string(s.pipeline_schedule) + "}";
+         ", \"pipeline_schedule\": " + std::to_string(s.pipeline_schedule) +
+         ", \"context_parallel_size\": " + std::to_string(s.context_parallel_size) +
+         ", \"context_parallel_layout\": " + std::to_string(s.context_parallel_layout) + "}";
 }
 
 void WritePlanStepCase(Writer& w, const std::string& name, const std::string& model_text,
@@ -973,6 +979,16 @@ std::string StepPlanner() {
   pipeline.algorithm = FLOPSPACK_STEP_DOCUMENTS;
   pipeline.pipeline_stages = 4;
   WritePlanStepCase(w, "plan_step/pipeline-1f1b", llama, pipeline, batch);
+  w.Raw(",\n");
+  // Planned for CP groups of 2 GPUs of 8,192 tokens: documents up to 16,384
+  // stay whole; microbatch costs are the slowest CP rank (adaptive layout).
+  StepSpec cp = spec;
+  cp.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  cp.cap = 8192;
+  cp.microbatches_per_rank = 0;
+  cp.context_parallel_size = 2;
+  cp.context_parallel_layout = FLOPSPACK_CP_ADAPTIVE;
+  WritePlanStepCase(w, "plan_step/context-parallel", llama, cp, Lengths(40, 12000, 36));
   w.Raw(",\n");
   StepSpec planner;
   planner.num_ranks = 2;

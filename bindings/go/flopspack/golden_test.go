@@ -419,6 +419,8 @@ type goldenStepOptions struct {
 	Sync                   int32
 	PipelineStages         uint32 `json:"pipeline_stages"`
 	PipelineSchedule       int32  `json:"pipeline_schedule"`
+	ContextParallelSize    uint32 `json:"context_parallel_size"`
+	ContextParallelLayout  int32  `json:"context_parallel_layout"`
 }
 
 func (o goldenStepOptions) options() StepOptions {
@@ -426,7 +428,8 @@ func (o goldenStepOptions) options() StepOptions {
 		Algorithm: StepAlgorithm(o.Algorithm), MaxTokensPerMicrobatch: o.MaxTokensPerMicrobatch,
 		Seed: o.Seed, Ordering: SlotOrder(o.Ordering), Overflow: Overflow(o.Overflow),
 		Sync: Sync(o.Sync), PipelineStages: o.PipelineStages,
-		PipelineSchedule: PipelineSchedule(o.PipelineSchedule)}
+		PipelineSchedule:    PipelineSchedule(o.PipelineSchedule),
+		ContextParallelSize: o.ContextParallelSize, ContextParallelLayout: CpLayout(o.ContextParallelLayout)}
 }
 
 func TestGoldenStepPlanner(t *testing.T) {

@@ -54,6 +54,12 @@ type StepOptions struct {
 	Sync                   Sync
 	PipelineStages         uint32 // per replica; 0 or 1 = none, at most 1024
 	PipelineSchedule       PipelineSchedule
+	// GPUs per context-parallel group: 0 or 1 = none, at most 65,536. The
+	// cap stays per GPU: a microbatch holds ContextParallelSize x
+	// MaxTokensPerMicrobatch tokens and costs its slowest CP rank under
+	// ContextParallelLayout (default CpDocumentHeadTail).
+	ContextParallelSize   uint32
+	ContextParallelLayout CpLayout
 }
 
 // DefaultStepOptions returns the library's defaults.
@@ -65,7 +71,9 @@ func DefaultStepOptions() StepOptions {
 		Algorithm: StepAlgorithm(c.GetAlgorithm()), MaxTokensPerMicrobatch: c.GetMax_tokens_per_microbatch(),
 		Seed: c.GetSeed(), Ordering: SlotOrder(c.GetOrdering()), Overflow: Overflow(c.GetOverflow()),
 		Sync: Sync(c.GetSync()), PipelineStages: uint32(c.GetPipeline_stages()),
-		PipelineSchedule: PipelineSchedule(c.GetPipeline_schedule()),
+		PipelineSchedule:      PipelineSchedule(c.GetPipeline_schedule()),
+		ContextParallelSize:   uint32(c.GetContext_parallel_size()),
+		ContextParallelLayout: CpLayout(c.GetContext_parallel_layout()),
 	}
 }
 
@@ -81,6 +89,8 @@ func (o StepOptions) toC() capi.Flopspack_step_options {
 	c.SetSync(int(o.Sync))
 	c.SetPipeline_stages(uint(o.PipelineStages))
 	c.SetPipeline_schedule(int(o.PipelineSchedule))
+	c.SetContext_parallel_size(uint(o.ContextParallelSize))
+	c.SetContext_parallel_layout(int(o.ContextParallelLayout))
 	return c
 }
 

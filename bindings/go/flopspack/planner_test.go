@@ -2,6 +2,7 @@ package flopspack
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -191,5 +192,42 @@ func TestSyncModelAndPipelineMetrics(t *testing.T) {
 	opts.PipelineStages, opts.Sync = 0, Sync(5)
 	if _, err := PlanStep(lengths, model, opts); err == nil || !strings.Contains(err.Error(), "sync = 5") {
 		t.Fatalf("want the sync error, got %v", err)
+	}
+}
+
+func TestPlanStepWithContextParallelism(t *testing.T) {
+	model := quadraticModel(t)
+	lengths := []int64{1500, 400, 300, 900, 700, 120}
+	opts := DefaultStepOptions()
+	if opts.ContextParallelSize != 0 || opts.ContextParallelLayout != CpDocumentHeadTail {
+		t.Fatalf("defaults: %+v", opts)
+	}
+	opts.NumRanks, opts.MaxTokensPerMicrobatch = 2, 1000
+	opts.ContextParallelSize, opts.ContextParallelLayout = 2, CpAdaptive
+	plan, err := PlanStep(lengths, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plan.Close()
+	m, _ := plan.Metrics()
+	if m.SplitItems != 0 {
+		t.Fatalf("a 1,500-token document fits a CP group of 2 x 1,000: %+v", m)
+	}
+	shard, err := ShardContextParallel(plan, model, 2, CpAdaptive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shard.Close()
+	cm, _ := shard.Metrics()
+	if math.Abs(cm.MaxCpRankCost-m.MaxGroupCost) > 1e-12*m.MaxGroupCost {
+		t.Fatalf("max group cost %v, slowest CP rank %v", m.MaxGroupCost, cm.MaxCpRankCost)
+	}
+	opts.ContextParallelSize = 70000
+	if _, err := PlanStep(lengths, model, opts); err == nil || !strings.Contains(err.Error(), "context_parallel_size = 70000") {
+		t.Fatalf("want the CP size error, got %v", err)
+	}
+	opts.ContextParallelSize, opts.ContextParallelLayout = 2, CpLayout(7)
+	if _, err := PlanStep(lengths, model, opts); err == nil || !strings.Contains(err.Error(), "context_parallel_layout = 7") {
+		t.Fatalf("want the layout error, got %v", err)
 	}
 }

@@ -391,6 +391,8 @@ def plan_step(
     pipeline_stages: int = ...,
     pipeline_schedule: PipelineSchedule = ...,
     extra_costs: Optional[npt.ArrayLike] = ...,
+    context_parallel_size: int = ...,
+    context_parallel_layout: CpLayout = ...,
 ) -> Plan: ...
 
 def multimodal_costs(
@@ -420,6 +422,8 @@ class StepPlanner(_Handle):
         sync: Sync = ...,
         pipeline_stages: int = ...,
         pipeline_schedule: PipelineSchedule = ...,
+        context_parallel_size: int = ...,
+        context_parallel_layout: CpLayout = ...,
         tokens_per_step: Optional[int] = ...,
         max_defer_steps: Optional[int] = ...,
         outlier_min_tokens: Optional[int] = ...,

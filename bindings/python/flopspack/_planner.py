@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _arrays, _validate
 from . import capi as _capi
+from ._context_parallel import CpLayout
 from ._cost import CostModel
 from ._handle import Handle
 from ._plan import Plan
@@ -60,6 +61,8 @@ def _step_options(
     sync: Sync = Sync.STEP,
     pipeline_stages: int = 0,
     pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+    context_parallel_size: int = 0,
+    context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
 ) -> Any:
     o = _capi.flopspack_step_options()  # library defaults
     o.num_ranks = _validate.uint32(num_ranks, "num_ranks")
@@ -74,6 +77,10 @@ def _step_options(
     o.sync = _validate.choice(sync, Sync, "sync")
     o.pipeline_stages = _validate.uint32(pipeline_stages, "pipeline_stages")
     o.pipeline_schedule = _validate.choice(pipeline_schedule, PipelineSchedule, "pipeline_schedule")
+    o.context_parallel_size = _validate.uint32(context_parallel_size, "context_parallel_size")
+    o.context_parallel_layout = _validate.choice(
+        context_parallel_layout, CpLayout, "context_parallel_layout"
+    )
     return o
 
 
@@ -92,6 +99,8 @@ def plan_step(
     pipeline_stages: int = 0,
     pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
     extra_costs: Any = None,
+    context_parallel_size: int = 0,
+    context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
 ) -> Plan:
     """Plans one step: document i (lengths[i] tokens) is item i, balanced
     by `model`'s cost. The plan has num_ranks x M groups, rank-major; each
@@ -101,10 +110,14 @@ def plan_step(
     1F1B figures to the metrics (docs/planner.md, Synchronization). extra_costs (one finite,
     non-negative value per document, e.g. from multimodal_costs) is added to
     the model's cost of each document (flopspack_plan_step_with_extra_costs);
-    None = none."""
+    None = none. context_parallel_size > 1 plans for context-parallel groups
+    of that many GPUs: max_tokens_per_microbatch stays per GPU, a microbatch
+    holds context_parallel_size times as many tokens and costs its slowest CP
+    rank under context_parallel_layout (docs/context-parallel.md)."""
     options = _step_options(
         num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
-        overflow, seed, sync, pipeline_stages, pipeline_schedule,
+        overflow, seed, sync, pipeline_stages, pipeline_schedule, context_parallel_size,
+        context_parallel_layout,
     )
     array = _arrays.lengths(lengths)
     handle = _validate.handle(model, CostModel, "model")
@@ -150,6 +163,8 @@ class StepPlanner(Handle):
         sync: Sync = Sync.STEP,
         pipeline_stages: int = 0,
         pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+        context_parallel_size: int = 0,
+        context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
         tokens_per_step: Optional[int] = None,
         max_defer_steps: Optional[int] = None,
         outlier_min_tokens: Optional[int] = None,
@@ -162,6 +177,7 @@ class StepPlanner(Handle):
             options = _step_options(
                 num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm,
                 ordering, overflow, seed, sync, pipeline_stages, pipeline_schedule,
+                context_parallel_size, context_parallel_layout,
             )
             p = _capi.flopspack_step_planner_options()  # library defaults
             if tokens_per_step is not None:

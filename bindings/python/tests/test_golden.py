@@ -168,7 +168,9 @@ def step_kwargs(o):
                 ordering=flopspack.SlotOrder(o["ordering"]),
                 overflow=flopspack.Overflow(o["overflow"]),
                 sync=flopspack.Sync(o["sync"]), pipeline_stages=o["pipeline_stages"],
-                pipeline_schedule=flopspack.PipelineSchedule(o["pipeline_schedule"]))
+                pipeline_schedule=flopspack.PipelineSchedule(o["pipeline_schedule"]),
+                context_parallel_size=o["context_parallel_size"],
+                context_parallel_layout=flopspack.CpLayout(o["context_parallel_layout"]))
 
 
 def test_step_planner(golden_dir):

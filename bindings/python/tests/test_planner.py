@@ -131,3 +131,30 @@ def test_sync_model_and_pipeline_metrics():
         flopspack.plan_step(docs, MODEL, pipeline_stages=2000, **kwargs)
     with pytest.raises((ValueError, flopspack.InvalidArgumentError)):
         flopspack.plan_step(docs, MODEL, sync=5, **kwargs)
+
+
+def test_plan_step_with_context_parallelism():
+    # cap 1000 per GPU, CP groups of 2: a 1,500-token document stays whole
+    # and is sharded; a microbatch costs its slowest CP rank.
+    docs = np.array([1500, 400, 300, 900, 700, 120], dtype=np.int64)
+    flat = flopspack.plan_step(docs, MODEL, num_ranks=2, max_tokens_per_microbatch=1000)
+    assert flat.metrics.split_items == 1
+    layout = flopspack.CpLayout.ADAPTIVE
+    plan = flopspack.plan_step(docs, MODEL, num_ranks=2, max_tokens_per_microbatch=1000,
+                               context_parallel_size=2, context_parallel_layout=layout)
+    assert plan.metrics.split_items == 0
+    assert max(int(plan.tokens(g).sum()) for g in range(len(plan))) <= 2000
+    shard = flopspack.shard_context_parallel(plan, MODEL, 2, layout)
+    assert plan.metrics.max_group_cost == pytest.approx(shard.metrics.max_cp_rank_cost, rel=1e-12)
+    planner = flopspack.StepPlanner(MODEL, num_ranks=2, max_tokens_per_microbatch=1000,
+                                    microbatches_per_rank=2, context_parallel_size=2,
+                                    overflow=flopspack.Overflow.ERROR)
+    planner.push(docs)  # 1,500 > 1,000 but fits a CP group of 2 x 1,000
+    again = flopspack.StepPlanner.restore(planner.save(), MODEL)
+    assert again.next().metrics.split_items == 0
+    with pytest.raises(flopspack.InvalidArgumentError, match="context_parallel_size = 70000"):
+        flopspack.plan_step(docs, MODEL, num_ranks=2, max_tokens_per_microbatch=1000,
+                            context_parallel_size=70000)
+    with pytest.raises(ValueError, match="context_parallel_layout"):
+        flopspack.plan_step(docs, MODEL, num_ranks=2, max_tokens_per_microbatch=1000,
+                            context_parallel_size=2, context_parallel_layout=7)

@@ -20,4 +20,5 @@ list(APPEND FLOPSPACK_PACK_TESTS
   ${CMAKE_CURRENT_LIST_DIR}/slot_balance_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/sync_metrics_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_planner_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/step_planner_cp_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/step_planner_state_test.cc)

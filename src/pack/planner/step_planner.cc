@@ -542,13 +542,42 @@ absl::Status ValidateStepOptions(const StepOptions& o) {
         absl::StrFormat("max_tokens_per_microbatch = %d: the token cap must be positive",
                         o.max_tokens_per_microbatch));
   }
+  if (o.context_parallel_size < 0 || o.context_parallel_size > kMaxContextParallelSize) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "context_parallel_size = %d: must be between 0 (no context parallelism) and %d",
+        o.context_parallel_size, kMaxContextParallelSize));
+  }
+  if (o.context_parallel_layout != CpLayout::kSequenceHeadTail &&
+      o.context_parallel_layout != CpLayout::kDocumentHeadTail &&
+      o.context_parallel_layout != CpLayout::kAdaptive) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("context_parallel_layout = %d: not a CP layout",
+                        static_cast<int>(o.context_parallel_layout)));
+  }
+  // A CP group's microbatch holds cap x C tokens: that must fit int64.
+  if (absl::StatusOr<uint64_t> group =
+          util::CheckedMultiply("max_tokens_per_microbatch x context_parallel_size",
+                                o.max_tokens_per_microbatch, ContextParallelSize(o));
+      !group.ok()) {
+    return group.status();
+  } else if (*group > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return absl::OutOfRangeError(absl::StrFormat(
+        "max_tokens_per_microbatch x context_parallel_size = %d x %d overflows int64",
+        o.max_tokens_per_microbatch, ContextParallelSize(o)));
+  }
   if (o.microbatches_per_rank > 0) {
-    absl::StatusOr<uint64_t> slots =
-        util::CheckedMultiply("(num_ranks x microbatches_per_rank) x max_tokens_per_microbatch",
-                              o.num_ranks * o.microbatches_per_rank, o.max_tokens_per_microbatch);
+    absl::StatusOr<uint64_t> slots = util::CheckedMultiply(
+        ContextParallelSize(o) > 1
+            ? "(num_ranks x microbatches_per_rank) x "
+              "(max_tokens_per_microbatch x context_parallel_size)"
+            : "(num_ranks x microbatches_per_rank) x max_tokens_per_microbatch",
+        o.num_ranks * o.microbatches_per_rank, GroupCap(o));
     if (!slots.ok()) return slots.status();
     if (*slots > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return absl::OutOfRangeError("num_ranks x microbatches_per_rank x cap overflows int64");
+      return absl::OutOfRangeError(
+          ContextParallelSize(o) > 1
+              ? "num_ranks x microbatches_per_rank x cap x context_parallel_size overflows int64"
+              : "num_ranks x microbatches_per_rank x cap overflows int64");
     }
   }
   if (o.pipeline_stages < 0 || o.pipeline_stages > kMaxPipelineStages) {
@@ -588,19 +617,20 @@ absl::Status CheckExtraCosts(absl::Span<const double> extra_costs, size_t n) {
   return sum.ok() ? absl::OkStatus() : sum.status();
 }
 
-absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::CostModel& model,
-                                            absl::Span<const int64_t> lengths,
-                                            absl::Span<const double> extra_costs,
-                                            absl::Span<const int64_t> ids, StepStats* stats) {
-  if (absl::Status s = ValidateStepOptions(o); !s.ok()) return s;
-  absl::StatusOr<int64_t> checked = util::CheckLengths("lengths", lengths);
-  if (!checked.ok()) return checked.status();
-  if (absl::Status s = CheckExtraCosts(extra_costs, lengths.size()); !s.ok()) return s;
-  const ExtraCosts extra{extra_costs, lengths};
-  if (!ids.empty() && ids.size() != lengths.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("ids has %u entries for %u lengths", ids.size(), lengths.size()));
-  }
+namespace {
+
+// PlanStepWithExtraCosts on validated input. o.max_tokens_per_microbatch is
+// the group cap (the CP size x the per-GPU cap) and `cp` the CP size: with
+// cp > 1 the assignment is made as without CP (item costs scaled by 1 / cp
+// would not change it: LPT, refinement and fallbacks compare costs only),
+// then every microbatch is costed as its slowest CP rank under `layout`
+// (ShardSequence, the code flopspack_plan_shard_context_parallel runs), its
+// extra costs shared evenly by its CP ranks, and the bounds are divided by
+// cp (a CP rank costs at least the mean, the group's cost / cp).
+absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout layout,
+                                  const cost::CostModel& model, absl::Span<const int64_t> lengths,
+                                  const ExtraCosts& extra, absl::Span<const int64_t> ids,
+                                  StepStats* stats) {
   const int64_t n = static_cast<int64_t>(lengths.size());
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   auto id_of = [&](int64_t doc) { return ids.empty() ? doc : ids[doc]; };
@@ -813,6 +843,12 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
     }
   }
 
+  // Under CP the metrics see item costs as a CP rank pays at least them
+  // (an item's cost / cp: its CP ranks share it).
+  if (cp > 1) {
+    for (double& c : costs) c /= static_cast<double>(cp);
+  }
+
   // Microbatches as CSR over items, in item order: one pass over the items
   // scatters them to their microbatch, so everything after reads each
   // microbatch from contiguous memory.
@@ -844,15 +880,30 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   // (util/vector_pool.h), on every way out from here.
   util::GiveBackOnExit give_back(kept, items.doc, items.tokens, items.where, costs, start, mb_doc,
                                  mb_tokens, mb_cost);
+  std::vector<int64_t> no_offsets;  // the cost of a chunk does not depend on where its piece starts
   for (int64_t g = 0; g < groups; ++g) {
-    absl::StatusOr<double> c = model.SequenceCost(
-        absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]));
-    if (!c.ok()) return c.status();
-    mb_cost[g] = *c;
+    const auto mb = absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]);
+    if (cp > 1) {
+      CpShard shard;
+      shard.context_parallel_size = cp;
+      no_offsets.assign(mb.size(), 0);
+      if (absl::Status s = ShardSequence(absl::MakeConstSpan(mb_doc).subspan(start[g], mb.size()),
+                                         mb, no_offsets, model, layout, shard);
+          !s.ok()) {
+        return s;
+      }
+      mb_cost[g] = *std::max_element(shard.costs.begin(), shard.costs.end());
+    } else {
+      absl::StatusOr<double> c = model.SequenceCost(mb);
+      if (!c.ok()) return c.status();
+      mb_cost[g] = *c;
+    }
     if (!extra.empty()) {
-      // The extra costs of the microbatch's items, in item order.
-      for (int64_t p = start[g]; p < start[g + 1]; ++p)
-        mb_cost[g] += extra.Of(mb_doc[p], mb_tokens[p]);
+      // The extra costs of the microbatch's items, in item order; under CP
+      // each CP rank runs its share.
+      double sum = 0;
+      for (int64_t p = start[g]; p < start[g + 1]; ++p) sum += extra.Of(mb_doc[p], mb_tokens[p]);
+      mb_cost[g] += cp > 1 ? sum / static_cast<double>(cp) : sum;
       if (!std::isfinite(mb_cost[g])) {
         return absl::OutOfRangeError(absl::StrFormat(
             "microbatch cost with its extra costs overflows a double (microbatch %d)", g));
@@ -971,10 +1022,14 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
       }
     }
     for (const bool per_rank : {true, false}) {
+      // Under CP: the bound of the same plan without CP (item costs
+      // unscaled), / cp.
+      const double scale = static_cast<double>(cp);
       absl::StatusOr<double> bound =
-          DivisibleLowerBound(model, cut_lengths, cut_pieces, whole_cost, largest_whole, tokens,
-                              cap, per_rank ? r : r * m);
+          DivisibleLowerBound(model, cut_lengths, cut_pieces, whole_cost * scale,
+                              largest_whole * scale, tokens, cap, per_rank ? r : r * m);
       if (!bound.ok()) return bound.status();
+      if (cp > 1) *bound /= scale;
       // Above the plan only for a cost that is not convex in length
       // (docs/planner.md): the plan itself is then the best bound known.
       if (per_rank) {
@@ -1016,6 +1071,38 @@ absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::Co
   }
   ComputeSyncMetrics(plan, o.pipeline_stages, sync);
   return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<Plan> PlanStepWithExtraCosts(const StepOptions& o, const cost::CostModel& model,
+                                            absl::Span<const int64_t> lengths,
+                                            absl::Span<const double> extra_costs,
+                                            absl::Span<const int64_t> ids, StepStats* stats) {
+  if (absl::Status s = ValidateStepOptions(o); !s.ok()) return s;
+  absl::StatusOr<int64_t> checked = util::CheckLengths("lengths", lengths);
+  if (!checked.ok()) return checked.status();
+  if (absl::Status s = CheckExtraCosts(extra_costs, lengths.size()); !s.ok()) return s;
+  const ExtraCosts extra{extra_costs, lengths};
+  if (!ids.empty() && ids.size() != lengths.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("ids has %u entries for %u lengths", ids.size(), lengths.size()));
+  }
+  const int64_t cp = ContextParallelSize(o);
+  if (cp == 1)
+    return PlanStepBody(o, 1, o.context_parallel_layout, model, lengths, extra, ids, stats);
+  if (!model.IsAdditive()) {
+    return absl::InvalidArgumentError(
+        "context_parallel_size > 1 needs an additive cost model (attention within documents): a "
+        "model whose attention spans the whole sequence, or a custom callback, gives no cost per "
+        "CP rank");
+  }
+  // Everything token-related (which documents are over the cap, splitting,
+  // the fewest microbatches, fill) sees the CP group's cap.
+  StepOptions group = o;
+  group.max_tokens_per_microbatch = GroupCap(o);
+  group.context_parallel_size = 0;
+  return PlanStepBody(group, cp, o.context_parallel_layout, model, lengths, extra, ids, stats);
 }
 
 std::vector<int64_t> RepresentativeStepLengths(const StepOptions& o, int64_t documents) {

@@ -37,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
+#include "pack/context_parallel/context_parallel.h"
 #include "pack/planner/pipeline_schedule.h"
 #include "pack/planner/planner_order.h"
 #include "pack/primitives/overflow.h"
@@ -75,7 +76,27 @@ struct StepOptions {
   // kMaxPipelineStages = the plan's metrics carry the 1F1B makespan.
   int64_t pipeline_stages = 0;
   PipelineSchedule pipeline_schedule = PipelineSchedule::k1F1B;
+  // Context parallelism: every microbatch is shared by a CP group of this
+  // many GPUs (0 or 1 = none, at most kMaxContextParallelSize), cut with
+  // context_parallel_layout (context_parallel.h). max_tokens_per_microbatch
+  // stays the tokens of one GPU: a microbatch holds up to C x that cap, a
+  // document up to C x cap stays whole (sharded over the CP group, keeping
+  // full attention), and a microbatch costs its slowest CP rank. See
+  // docs/context-parallel.md, "Planning with CP".
+  int64_t context_parallel_size = 0;
+  CpLayout context_parallel_layout = CpLayout::kDocumentHeadTail;
 };
+
+// The CP size in effect (1 for 0 = none).
+inline int64_t ContextParallelSize(const StepOptions& o) {
+  return o.context_parallel_size > 1 ? o.context_parallel_size : 1;
+}
+
+// The tokens one microbatch (one CP group) holds: max_tokens_per_microbatch
+// x the CP size. Valid once ValidateStepOptions accepted the options.
+inline int64_t GroupCap(const StepOptions& o) {
+  return o.max_tokens_per_microbatch * ContextParallelSize(o);
+}
 
 // Internal figures for the quality benchmark.
 struct StepStats {

@@ -23,8 +23,7 @@ StreamingStepPlanner::StreamingStepPlanner(const StepOptions& step,
                                            std::shared_ptr<const cost::CostModel> model)
     : step_(step), stream_(stream), model_(std::move(model)) {
   if (stream_.tokens_per_step == 0) {
-    stream_.tokens_per_step =
-        step_.num_ranks * step_.microbatches_per_rank * step_.max_tokens_per_microbatch;
+    stream_.tokens_per_step = step_.num_ranks * step_.microbatches_per_rank * GroupCap(step_);
   }
   if (stream_.max_outliers_per_step == 0) stream_.max_outliers_per_step = step_.num_ranks;
 }
@@ -42,12 +41,12 @@ absl::Status StreamingStepPlanner::Validate(const StepOptions& step,
         "microbatches_per_rank > 0: set one of them");
   }
   if (step.microbatches_per_rank > 0) {
-    const int64_t capacity =
-        step.num_ranks * step.microbatches_per_rank * step.max_tokens_per_microbatch;
+    const int64_t capacity = step.num_ranks * step.microbatches_per_rank * GroupCap(step);
     if (stream.tokens_per_step > capacity) {
       return absl::InvalidArgumentError(absl::StrFormat(
-          "tokens_per_step = %d exceeds num_ranks x microbatches_per_rank x cap = %d",
-          stream.tokens_per_step, capacity));
+          "tokens_per_step = %d exceeds num_ranks x microbatches_per_rank x cap%s = %d",
+          stream.tokens_per_step, ContextParallelSize(step) > 1 ? " x context_parallel_size" : "",
+          capacity));
     }
   }
   if (stream.outlier_min_tokens < 0) {
@@ -79,11 +78,12 @@ absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> len
   if (!total.ok()) return total.status();
   if (step_.overflow != Overflow::kSplit) {
     for (size_t i = 0; i < lengths.size(); ++i) {
-      if (lengths[i] > step_.max_tokens_per_microbatch) {
+      if (lengths[i] > GroupCap(step_)) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "lengths[%u] = %d exceeds max_tokens_per_microbatch = %d: a streaming planner whose "
+            "lengths[%u] = %d exceeds max_tokens_per_microbatch%s = %d: a streaming planner whose "
             "overflow policy is not split can never place it (split it, or drop it upstream)",
-            i, lengths[i], step_.max_tokens_per_microbatch));
+            i, lengths[i], ContextParallelSize(step_) > 1 ? " x context_parallel_size" : "",
+            GroupCap(step_)));
       }
     }
   }
@@ -100,12 +100,13 @@ absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> len
   // selected, fail, and stay at the front of the queue forever.
   const int64_t item_budget = StepItemBudget(step_);
   for (size_t i = 0; i < lengths.size(); ++i) {
-    const int64_t pieces = StepPieces(lengths[i], step_.max_tokens_per_microbatch);
+    const int64_t pieces = StepPieces(lengths[i], GroupCap(step_));
     if (pieces > item_budget) {
       return absl::OutOfRangeError(absl::StrFormat(
-          "lengths[%u] = %d: split at max_tokens_per_microbatch = %d it makes %d pieces, more "
+          "lengths[%u] = %d: split at max_tokens_per_microbatch%s = %d it makes %d pieces, more "
           "than one step of %d ranks can hold (%d)",
-          i, lengths[i], step_.max_tokens_per_microbatch, pieces, step_.num_ranks, item_budget));
+          i, lengths[i], ContextParallelSize(step_) > 1 ? " x context_parallel_size" : "",
+          GroupCap(step_), pieces, step_.num_ranks, item_budget));
     }
   }
   if (*total > std::numeric_limits<int64_t>::max() - pending_tokens_) {
@@ -127,7 +128,7 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
   // document alone is within it. Sums stay below 2^63: tokens are pending
   // tokens, items at most 2 x 2^31.
   const int64_t item_budget = StepItemBudget(step_);
-  const int64_t cap = step_.max_tokens_per_microbatch;
+  const int64_t cap = GroupCap(step_);
   std::vector<Doc> selected;
   std::deque<Doc> waiting;  // outliers held back after this step
   int64_t tokens = 0, items = 0, outliers_taken = 0;
@@ -272,6 +273,10 @@ std::string StreamingStepPlanner::Save() const {
   w.I64(static_cast<int64_t>(step_.sync));
   w.I64(step_.pipeline_stages);
   w.I64(static_cast<int64_t>(step_.pipeline_schedule));
+  // Appended after those (states saved before end there): context
+  // parallelism.
+  w.I64(step_.context_parallel_size);
+  w.I64(static_cast<int64_t>(step_.context_parallel_layout));
   return std::move(w).Finish();
 }
 
@@ -301,6 +306,47 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   step.ordering = static_cast<SlotOrder>(ordering);
   step.overflow = static_cast<Overflow>(overflow);
   step.refine = refine == 1;
+  // The queues come before the options appended later (synchronization,
+  // context parallelism), which the checks of their documents need: read
+  // everything, then check.
+  uint64_t count = 0;
+  std::vector<Doc> queue, outliers;
+  if (!r.Count(16, &count)) return Corrupt("bad queue length");
+  queue.resize(count);
+  for (Doc& d : queue) {
+    r.I64(&d.id);
+    r.I64(&d.length);
+  }
+  if (!r.Count(24, &count)) return Corrupt("bad outlier queue length");
+  outliers.resize(count);
+  for (Doc& d : outliers) {
+    r.I64(&d.id);
+    r.I64(&d.length);
+    r.I64(&d.waited);
+  }
+  if (r.remaining() >= 24) {
+    int64_t sync = 0, stages = 0, schedule = 0;
+    r.I64(&sync);
+    r.I64(&stages);
+    r.I64(&schedule);
+    if (!in_range(sync, 1) || !in_range(stages, kMaxPipelineStages) || !in_range(schedule, 0)) {
+      return Corrupt("a synchronization option is out of range");
+    }
+    step.sync = static_cast<StepSync>(sync);
+    step.pipeline_stages = stages;
+    step.pipeline_schedule = static_cast<PipelineSchedule>(schedule);
+  }
+  if (r.remaining() >= 16) {
+    int64_t cp = 0, layout = 0;
+    r.I64(&cp);
+    r.I64(&layout);
+    if (!in_range(cp, kMaxContextParallelSize) || !in_range(layout, 2)) {
+      return Corrupt("a context-parallel option is out of range");
+    }
+    step.context_parallel_size = cp;
+    step.context_parallel_layout = static_cast<CpLayout>(layout);
+  }
+  if (r.remaining() != 0) return Corrupt("trailing bytes");
   if (absl::Status s = Validate(step, stream); !s.ok()) return Corrupt(s.message());
   // Counters far beyond any real run would overflow when incremented.
   constexpr int64_t kMaxCounter = int64_t{1} << 62;
@@ -311,7 +357,6 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
       new StreamingStepPlanner(step, stream, std::move(model)));
   planner->next_id_ = next_id;
   planner->steps_ = steps;
-  uint64_t count = 0;
   // Every document must be one Push() could have accepted (a saved state
   // is never trusted beyond what the planner itself could have produced):
   // a positive length within the cap unless split, within a step when M >
@@ -320,53 +365,31 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   // longer than the steps planned so far.
   auto acceptable = [&](const Doc& d, int64_t& pending) {
     if (d.length <= 0 || d.id < 0 || d.id >= next_id) return false;
-    if (step.overflow != Overflow::kSplit && d.length > step.max_tokens_per_microbatch) {
-      return false;
-    }
+    if (step.overflow != Overflow::kSplit && d.length > GroupCap(step)) return false;
     if (step.microbatches_per_rank > 0 && d.length > planner->stream_.tokens_per_step) {
       return false;
     }
-    if (StepPieces(d.length, step.max_tokens_per_microbatch) > StepItemBudget(step)) return false;
+    if (StepPieces(d.length, GroupCap(step)) > StepItemBudget(step)) return false;
     if (d.length > std::numeric_limits<int64_t>::max() - pending) return false;
     pending += d.length;
     return true;
   };
-  if (!r.Count(16, &count)) return Corrupt("bad queue length");
   int64_t pending = 0;
-  for (uint64_t k = 0; k < count; ++k) {
-    Doc d{0, 0, 0};
-    r.I64(&d.id);
-    r.I64(&d.length);
+  for (size_t k = 0; k < queue.size(); ++k) {
+    const Doc& d = queue[k];
     if (!acceptable(d, pending) || (k > 0 && d.id <= planner->queue_.back().id)) {
       return Corrupt("bad queued document");
     }
     planner->queue_.push_back(d);
   }
-  if (!r.Count(24, &count)) return Corrupt("bad outlier queue length");
-  for (uint64_t k = 0; k < count; ++k) {
-    Doc d{0, 0, 0};
-    r.I64(&d.id);
-    r.I64(&d.length);
-    r.I64(&d.waited);
+  for (size_t k = 0; k < outliers.size(); ++k) {
+    const Doc& d = outliers[k];
     if (!acceptable(d, pending) || d.waited < 0 || d.waited > steps ||
         (k > 0 && d.id <= planner->outliers_.back().id)) {
       return Corrupt("bad outlier");
     }
     planner->outliers_.push_back(d);
   }
-  if (r.remaining() >= 24) {
-    int64_t sync = 0, stages = 0, schedule = 0;
-    r.I64(&sync);
-    r.I64(&stages);
-    r.I64(&schedule);
-    if (!in_range(sync, 1) || !in_range(stages, kMaxPipelineStages) || !in_range(schedule, 0)) {
-      return Corrupt("a synchronization option is out of range");
-    }
-    planner->step_.sync = static_cast<StepSync>(sync);
-    planner->step_.pipeline_stages = stages;
-    planner->step_.pipeline_schedule = static_cast<PipelineSchedule>(schedule);
-  }
-  if (r.remaining() != 0) return Corrupt("trailing bytes");
   // No document in both queues (each is ascending: one merge pass).
   for (size_t i = 0, j = 0; i < planner->queue_.size() && j < planner->outliers_.size();) {
     if (planner->queue_[i].id == planner->outliers_[j].id) return Corrupt("duplicate document");

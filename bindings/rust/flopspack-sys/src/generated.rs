@@ -379,6 +379,8 @@ pub struct flopspack_step_options {
     pub sync: i32,
     pub pipeline_stages: u32,
     pub pipeline_schedule: i32,
+    pub context_parallel_size: u32,
+    pub context_parallel_layout: i32,
 }
 extern "C" {
     pub fn flopspack_step_options_init(options: *mut flopspack_step_options);

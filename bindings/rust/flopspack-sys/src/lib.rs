@@ -318,6 +318,10 @@ pub struct flopspack_step_options {
     pub pipeline_stages: u32,
     /// A `flopspack_pipeline_schedule` value.
     pub pipeline_schedule: i32,
+    /// GPUs per context-parallel group; 0 or 1 = none.
+    pub context_parallel_size: u32,
+    /// A `flopspack_cp_layout` value.
+    pub context_parallel_layout: i32,
 }
 
 #[repr(C)]
@@ -1362,7 +1366,9 @@ mod tests {
             overflow,
             sync,
             pipeline_stages,
-            pipeline_schedule
+            pipeline_schedule,
+            context_parallel_size,
+            context_parallel_layout
         });
         same_layout!(flopspack_step_planner_options {
             struct_size,

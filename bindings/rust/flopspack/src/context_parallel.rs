@@ -21,7 +21,7 @@ pub enum CpLayout {
 }
 
 impl CpLayout {
-    fn to_c(self) -> c_int {
+    pub(crate) fn to_c(self) -> c_int {
         (match self {
             CpLayout::SequenceHeadTail => sys::FLOPSPACK_CP_SEQUENCE_HEAD_TAIL,
             CpLayout::DocumentHeadTail => sys::FLOPSPACK_CP_DOCUMENT_HEAD_TAIL,
@@ -29,7 +29,7 @@ impl CpLayout {
         }) as c_int
     }
 
-    fn from_c(value: c_int) -> CpLayout {
+    pub(crate) fn from_c(value: c_int) -> CpLayout {
         match value as sys::flopspack_cp_layout {
             sys::FLOPSPACK_CP_SEQUENCE_HEAD_TAIL => CpLayout::SequenceHeadTail,
             sys::FLOPSPACK_CP_DOCUMENT_HEAD_TAIL => CpLayout::DocumentHeadTail,

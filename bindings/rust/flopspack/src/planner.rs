@@ -69,6 +69,13 @@ pub struct StepOptions {
     /// Per replica: 0 or 1 = no pipeline, at most 1024.
     pub pipeline_stages: u32,
     pub pipeline_schedule: PipelineSchedule,
+    /// GPUs per context-parallel group: 0 or 1 = none, at most 65,536. The
+    /// cap stays per GPU: a microbatch holds this many times
+    /// `max_tokens_per_microbatch` tokens and costs its slowest CP rank
+    /// under `context_parallel_layout` (docs/context-parallel.md).
+    pub context_parallel_size: u32,
+    /// Default: the per-document layout.
+    pub context_parallel_layout: crate::CpLayout,
 }
 
 impl StepOptions {
@@ -87,6 +94,8 @@ impl StepOptions {
             sync: SyncModel::Step,
             pipeline_stages: c.pipeline_stages,
             pipeline_schedule: PipelineSchedule::OneFOneB,
+            context_parallel_size: c.context_parallel_size,
+            context_parallel_layout: crate::CpLayout::from_c(c.context_parallel_layout),
         }
     }
 
@@ -118,6 +127,8 @@ impl StepOptions {
         c.pipeline_schedule = (match self.pipeline_schedule {
             PipelineSchedule::OneFOneB => sys::FLOPSPACK_PIPELINE_1F1B,
         }) as i32;
+        c.context_parallel_size = self.context_parallel_size;
+        c.context_parallel_layout = self.context_parallel_layout.to_c();
         c
     }
 }

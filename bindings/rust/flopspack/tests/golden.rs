@@ -409,6 +409,12 @@ fn step_options(o: &Json) -> StepOptions {
         },
         pipeline_stages: o.get("pipeline_stages").int() as u32,
         pipeline_schedule: PipelineSchedule::OneFOneB,
+        context_parallel_size: o.get("context_parallel_size").int() as u32,
+        context_parallel_layout: match o.get("context_parallel_layout").int() {
+            0 => flopspack::CpLayout::SequenceHeadTail,
+            1 => flopspack::CpLayout::DocumentHeadTail,
+            _ => flopspack::CpLayout::Adaptive,
+        },
     }
 }
 

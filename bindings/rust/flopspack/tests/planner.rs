@@ -1,6 +1,6 @@
 use flopspack::{
-    plan_step, CostModel, Overflow, PipelineSchedule, Status, StepAlgorithm, StepOptions,
-    StepPlanner, StepPlannerOptions, SyncModel,
+    plan_step, shard_context_parallel, CostModel, CpLayout, Overflow, PipelineSchedule, Status,
+    StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions, SyncModel,
 };
 
 mod common;
@@ -151,4 +151,31 @@ fn sync_model_and_pipeline_metrics() {
     let err = plan_step(&docs, &model, &too_many).unwrap_err();
     assert_eq!(err.status(), Status::InvalidArgument);
     assert!(err.message().contains("pipeline_stages = 2000"));
+}
+
+#[test]
+fn plan_step_with_context_parallelism() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    let docs = [1500i64, 400, 300, 900, 700, 120];
+    let defaults = StepOptions::new(2, 1000);
+    assert_eq!(defaults.context_parallel_size, 0);
+    assert_eq!(defaults.context_parallel_layout, CpLayout::DocumentHeadTail);
+    let options = StepOptions {
+        context_parallel_size: 2,
+        context_parallel_layout: CpLayout::Adaptive,
+        ..defaults
+    };
+    let plan = plan_step(&docs, &model, &options).unwrap();
+    // A 1,500-token document fits a CP group of 2 x 1,000: whole, sharded.
+    assert_eq!(plan.metrics().split_items, 0);
+    let shard = shard_context_parallel(&plan, &model, 2, CpLayout::Adaptive).unwrap();
+    let slowest = shard.metrics().max_cp_rank_cost;
+    assert!((plan.metrics().max_group_cost - slowest).abs() <= 1e-12 * slowest);
+    let too_big = StepOptions {
+        context_parallel_size: 70000,
+        ..options
+    };
+    let err = plan_step(&docs, &model, &too_big).unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("context_parallel_size = 70000"));
 }
