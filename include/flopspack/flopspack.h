@@ -1102,6 +1102,17 @@ typedef struct flopspack_simulate_options {
   int32_t record_steps;              /* 1 = keep the per-step series, default 0 */
   flopspack_progress_fn progress;    /* may be NULL */
   void* progress_user_data;
+  /* The trainer's topology (docs/straggler-emulator.md, Topology); the
+   * PLANNER_* policies plan for it (flopspack_step_options' fields of the
+   * same names). The step time of each simulated step is: with
+   * pipeline_stages >= 2, the 1F1B makespan of the slowest replica (each
+   * rank one replica of pipeline_stages stages running its microbatches in
+   * slot order; whatever sync); else under FLOPSPACK_SYNC_STEP the slowest
+   * rank's cost, under FLOPSPACK_SYNC_MICROBATCH the sum over slots of the
+   * slowest rank's microbatch in that slot. */
+  int32_t sync;              /* flopspack_sync, default FLOPSPACK_SYNC_STEP */
+  uint32_t pipeline_stages;  /* per replica, 0 or 1 = none (default), at most 1024 */
+  int32_t pipeline_schedule; /* flopspack_pipeline_schedule, default 1F1B */
 } flopspack_simulate_options;
 
 FLOPSPACK_API void flopspack_simulate_options_init(flopspack_simulate_options* options);
@@ -1138,6 +1149,20 @@ typedef struct flopspack_simulate_summary {
    * costs]; NaN for other policies. */
   double predicted_efficiency;
   int64_t real_tokens, computed_tokens;
+  /* The topology the step times follow (the options' values), and the mean
+   * over steps of the useful work per GPU (the mean rank cost; divided by
+   * pipeline_stages with pipelines, as each stage does that share) / the
+   * step time: the efficiency under that model. Equals
+   * mean_balance_efficiency under FLOPSPACK_SYNC_STEP without pipelines.
+   * mean_balance_efficiency and its percentiles stay the rank balance
+   * (mean / slowest rank cost) under every model; relative_throughput and
+   * mean_step_time use the model's step time, and predicted_efficiency
+   * predicts mean_sync_efficiency (from microbatch costs under
+   * MICROBATCH; NaN with pipelines). */
+  int32_t sync;
+  uint32_t pipeline_stages;
+  int32_t pipeline_schedule;
+  double mean_sync_efficiency;
 } flopspack_simulate_summary;
 
 FLOPSPACK_API flopspack_status flopspack_simulate_result_summary(
@@ -1145,7 +1170,7 @@ FLOPSPACK_API flopspack_status flopspack_simulate_result_summary(
 
 /* Per-step series (with record_steps = 1), passed as int. */
 typedef enum flopspack_sim_series {
-  FLOPSPACK_SIM_SERIES_STEP_TIME = 0, /* the slowest rank's cost */
+  FLOPSPACK_SIM_SERIES_STEP_TIME = 0, /* under the synchronization model */
   FLOPSPACK_SIM_SERIES_MEAN_RANK_COST = 1,
   FLOPSPACK_SIM_SERIES_BALANCE_EFFICIENCY = 2,
   FLOPSPACK_SIM_SERIES_FILL = 3,
@@ -1171,7 +1196,9 @@ FLOPSPACK_API void flopspack_simulate_result_destroy(flopspack_simulate_result* 
 
 /* Efficiency versus GPUs: simulates at each of rank_counts[0..num_counts)
  * (options->num_ranks is ignored; the progress callback sees the steps of
- * the whole sweep) and writes, per count, the mean balance efficiency, the
+ * the whole sweep) and writes, per count, the mean efficiency under the
+ * options' synchronization model (the summary's mean_sync_efficiency: the
+ * mean balance efficiency under FLOPSPACK_SYNC_STEP), the
  * order-statistics prediction of the relative throughput (NaN unless the
  * policy's ranks are independent; made from the rank costs pooled over
  * every count, not fitted to the count it predicts) and the sampled

@@ -6,6 +6,7 @@
 #include "capi/capi_util.h"
 #include "capi/handles.h"
 #include "capi/stats_handle.h"
+#include "pack/planner/pipeline_schedule.h"
 #include "sim/simulator.h"
 
 using flopspack::capi::FromStatus;
@@ -42,6 +43,28 @@ flopspack_status Convert(const flopspack_simulate_options* options,
           &out->policy)) {
     return s;
   }
+  if (flopspack_status s =
+          ReadEnum(o.sync, {FLOPSPACK_SYNC_STEP, FLOPSPACK_SYNC_MICROBATCH},
+                   absl::StrFormat("flopspack_simulate_options.sync = %d: not a flopspack_sync "
+                                   "value (FLOPSPACK_SYNC_STEP or FLOPSPACK_SYNC_MICROBATCH)",
+                                   o.sync),
+                   &out->sync)) {
+    return s;
+  }
+  if (flopspack_status s =
+          ReadEnum(o.pipeline_schedule, {FLOPSPACK_PIPELINE_1F1B},
+                   absl::StrFormat("flopspack_simulate_options.pipeline_schedule = %d: not a "
+                                   "flopspack_pipeline_schedule value (FLOPSPACK_PIPELINE_1F1B)",
+                                   o.pipeline_schedule),
+                   &out->pipeline_schedule)) {
+    return s;
+  }
+  if (o.pipeline_stages > flopspack::pack::kMaxPipelineStages) {
+    return SetError(FLOPSPACK_INVALID_ARGUMENT,
+                    absl::StrFormat("flopspack_simulate_options.pipeline_stages = %u: at most %d",
+                                    o.pipeline_stages, flopspack::pack::kMaxPipelineStages));
+  }
+  out->pipeline_stages = o.pipeline_stages;
   out->num_ranks = o.num_ranks;
   out->microbatches_per_rank = o.microbatches_per_rank;
   out->tokens_per_microbatch = o.tokens_per_microbatch;
@@ -119,6 +142,10 @@ flopspack_status flopspack_simulate_result_summary(const flopspack_simulate_resu
     full.predicted_efficiency = r.predicted_balance_efficiency;
     full.real_tokens = r.real_tokens;
     full.computed_tokens = r.computed_tokens;
+    full.sync = static_cast<int32_t>(r.sync);
+    full.pipeline_stages = static_cast<uint32_t>(r.pipeline_stages);
+    full.pipeline_schedule = static_cast<int32_t>(r.pipeline_schedule);
+    full.mean_sync_efficiency = r.mean_sync_efficiency;
     return WriteOutput(full, out, "flopspack_simulate_summary");
   });
 }

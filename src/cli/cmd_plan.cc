@@ -115,11 +115,7 @@ StepSettings Settings(const PlanOptions& o) {
                : o.order == "as-planned" ? FLOPSPACK_SLOT_ORDER_AS_PLANNED
                                          : FLOPSPACK_SLOT_ORDER_DESCENDING;
   s.overflow = OverflowValue(o.overflow);
-  s.sync = o.sync == "microbatch" ? FLOPSPACK_SYNC_MICROBATCH : FLOPSPACK_SYNC_STEP;
-  if (o.pipeline_stages > 1024) {
-    throw UsageError(absl::StrFormat("--pipeline-stages=%d: at most 1024 stages (0 or 1 = none)",
-                                     o.pipeline_stages));
-  }
+  s.sync = SyncValue(o.sync);
   s.pipeline_stages = static_cast<uint32_t>(o.pipeline_stages);
   // --cp plans with context parallelism: --capacity stays per GPU, a
   // microbatch holds --cp x --capacity tokens and costs its slowest CP rank.
@@ -279,18 +275,12 @@ Runner DefinePlan(CLI::App& app) {
       ->check(OneOf({"descending", "light-ends", "as-planned"}));
   AddOverflow(app, o->overflow, {"split", "defer", "error"});
   AddSeed(app, o->seed);
-  app.add_option("--sync", o->sync,
+  AddSyncOptions(app, o->sync, o->pipeline_stages,
                  "how the trainer synchronizes, i.e. what the planner balances: step (once per "
                  "optimizer step: rank totals) or microbatch (FSDP / ZeRO-3: every slot across "
-                 "ranks)")
-      ->type_name("NAME")
-      ->capture_default_str()
-      ->check(OneOf({"step", "microbatch"}));
-  app.add_option("--pipeline-stages", o->pipeline_stages,
+                 "ranks)",
                  "pipeline stages per replica (0 or 1 = none, at most 1024): adds the 1F1B "
-                 "makespan, its efficiency and its gap to the lower bound to the metrics")
-      ->type_name("N")
-      ->capture_default_str();
+                 "makespan, its efficiency and its gap to the lower bound to the metrics");
   AddCompareSwitch(app, o->compare);
   AddPlanSwitch(app, o->plan);
   app.add_option("--cp", o->cp,

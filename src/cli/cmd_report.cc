@@ -181,9 +181,9 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
                 "slack) while the other policies get %s",
                 Cell(max), double(max) / double(cap), Cell(cap));
   const std::string assumed = absl::StrFormat(
-      "Assumed: each GPU runs %d microbatches of %s tokens per optimizer step and waits for the "
-      "slowest GPU at the step's gradient synchronisation (one all-reduce per step); %s. ",
-      sim.microbatches, Cell(cap), memory);
+      "Assumed: each GPU runs %d microbatches of %s tokens per optimizer step; %s (--sync, "
+      "--pipeline-stages); %s. ",
+      sim.microbatches, Cell(cap), TopologyText(sim), memory);
   // 5. The setting.
   const std::string name = policies[d.change ? d.best : d.baseline].name;
   const int64_t memory_cap = max == 0 ? cap : max;
@@ -192,13 +192,24 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
     d.python = "";
   } else if (name == "planner" || name == "token-balanced") {
     const char* algorithm = name == "planner" ? "documents" : "tokens";
+    // The planner plans for the topology the figures assumed.
+    std::string topology_flags, topology_kwargs;
+    if (sim.sync == "microbatch") {
+      topology_flags += " --sync microbatch";
+      topology_kwargs += ", sync=flopspack.Sync.MICROBATCH";
+    }
+    if (sim.pipeline_stages >= 2) {
+      topology_flags += absl::StrFormat(" --pipeline-stages %d", sim.pipeline_stages);
+      topology_kwargs += absl::StrFormat(", pipeline_stages=%d", sim.pipeline_stages);
+    }
     d.setting = absl::StrFormat(
-        "flopspack plan BATCH --ranks %d --microbatches %d --capacity %d --algorithm %s", d.at,
-        sim.microbatches, memory_cap, algorithm);
+        "flopspack plan BATCH --ranks %d --microbatches %d --capacity %d --algorithm %s%s", d.at,
+        sim.microbatches, memory_cap, algorithm, topology_flags);
     d.python = absl::StrFormat(
         "flopspack.plan_step(lengths, model, num_ranks=%d, microbatches_per_rank=%d, "
-        "max_tokens_per_microbatch=%d, algorithm=flopspack.StepAlgorithm.%s)",
-        d.at, sim.microbatches, memory_cap, name == "planner" ? "DOCUMENTS" : "TOKENS");
+        "max_tokens_per_microbatch=%d, algorithm=flopspack.StepAlgorithm.%s%s)",
+        d.at, sim.microbatches, memory_cap, name == "planner" ? "DOCUMENTS" : "TOKENS",
+        topology_kwargs);
   } else if (name == "buckets") {
     d.setting = absl::StrFormat(
         "flopspack buckets LENGTHS --max-padded-tokens %d --ranks %d --microbatches %d", cap, d.at,
@@ -507,16 +518,11 @@ Runner DefineReport(CLI::App& app) {
                  "directory for index.html, the figures and report.json (required)")
       ->type_name("DIR");
   AddRanks(app, o->ranks, "the GPU counts of the sweep, plus the --decide-at counts");
-  AddCapacity(app, sim.tokens_per_microbatch, "tokens per microbatch");
-  AddMaxTokens(app, sim.max_tokens_per_microbatch,
-               "the planner's memory cap per microbatch, >= --capacity (default: --capacity, "
-               "every policy the same memory)");
-  AddMicrobatches(app, sim.microbatches, 1, "microbatches per GPU and optimizer step");
-  app.add_option("--report-steps", sim.steps, "optimizer steps simulated per point of the sweep")
-      ->capture_default_str()
-      ->check(AtLeast(1));
-  AddSeed(app, sim.seed);
-  AddResampleSwitch(app, sim.resample);
+  AddSimulationOptions(app, sim,
+                       {"the planner's memory cap per microbatch, >= --capacity (default: "
+                        "--capacity, every policy the same memory)",
+                        "microbatches per GPU and optimizer step", "--report-steps",
+                        "optimizer steps simulated per point of the sweep"});
   app.add_option("--decide-at", o->decide_at,
                  "GPU counts the recommendation answers for (added to the sweep)")
       ->type_name("LIST")

@@ -90,10 +90,10 @@ void RunOne(const Context& context, const std::vector<SimPolicy>& policies, uint
   } else {
     Emit(output,
          TableHeader(context) +
-             absl::StrFormat("%d ranks x %d microbatches of %s tokens, %d steps, seed %d\n\n",
-                             ranks, settings.microbatches, Cell(settings.tokens_per_microbatch),
+             absl::StrFormat("%d ranks x %d microbatches of %s tokens, %d steps, seed %d\n", ranks,
+                             settings.microbatches, Cell(settings.tokens_per_microbatch),
                              settings.steps, settings.seed) +
-             t.Text() +
+             "assumed: " + TopologyText(settings) + "\n\n" + t.Text() +
              "\nthroughput: useful work / time, relative to a perfectly balanced run without "
              "padding;"
              "\nbalance: mean / max rank cost per step; predicted: order-statistics estimate.\n" +
@@ -155,10 +155,11 @@ void RunSweep(const Context& context, const std::vector<SimPolicy>& policies,
     Emit(output, TableHeader(context) +
                      absl::StrFormat(
                          "relative throughput by number of ranks (%d microbatches of %s tokens, "
-                         "%d steps, seed %d)\n\n",
+                         "%d steps, seed %d)\n",
                          settings.microbatches, Cell(settings.tokens_per_microbatch),
                          settings.steps, settings.seed) +
-                     t.Text() + (any_resampled || any_missing ? "\n" : "") +
+                     "assumed: " + TopologyText(settings) + "\n\n" + t.Text() +
+                     (any_resampled || any_missing ? "\n" : "") +
                      ResampleNote(context, any_resampled, any_missing));
   }
   EndIfInterrupted(interrupted);
@@ -186,16 +187,11 @@ Runner DefineSimulate(CLI::App& app) {
   app.add_option("--policies", o->policies, "comma-separated policies to simulate, or all")
       ->type_name("LIST")
       ->capture_default_str();
-  AddCapacity(app, sim.tokens_per_microbatch, "tokens per microbatch");
-  AddMaxTokens(app, sim.max_tokens_per_microbatch,
-               "the planner policies' memory cap per microbatch, >= --capacity (default: 0 = "
-               "--capacity, no slack)");
-  AddMicrobatches(app, sim.microbatches, 1, "microbatches per rank and optimizer step");
-  app.add_option("--steps", sim.steps, "optimizer steps to simulate")
-      ->capture_default_str()
-      ->check(AtLeast(1));
-  AddSeed(app, sim.seed);
-  AddResampleSwitch(app, sim.resample);
+  AddSimulationOptions(
+      app, sim,
+      {"the planner policies' memory cap per microbatch, >= --capacity (default: "
+       "0 = --capacity, no slack)",
+       "microbatches per rank and optimizer step", "--steps", "optimizer steps to simulate"});
   AddInputOptions(app, o->input);
   AddCostOptions(app, o->cost);
   AddOutputOptions(app, o->output);

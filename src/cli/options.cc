@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "flopspack/flopspack.h"
 #include "progress.h"
+#include "simulate_data.h"
 
 namespace flopspack::cli {
 
@@ -184,6 +185,43 @@ void AddResampleSwitch(CLI::App& app, bool& resample) {
   AddSwitch(app, "resample", resample,
             "run a point whose step needs more documents than the file holds on documents drawn "
             "with replacement from it (off: the point reads n/a: needs N documents)");
+}
+
+void AddSyncOptions(CLI::App& app, std::string& sync, uint64_t& pipeline_stages,
+                    const std::string& sync_help, const std::string& stages_help) {
+  app.add_option("--sync", sync, sync_help)
+      ->type_name("NAME")
+      ->capture_default_str()
+      ->check(OneOf({"step", "microbatch"}));
+  app.add_option("--pipeline-stages", pipeline_stages, stages_help)
+      ->type_name("N")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            uint64_t value = 0;
+            if (!absl::SimpleAtoi(text, &value) || value <= 1024) return "";
+            return absl::StrCat(text, ": at most 1024 stages (0 or 1 = none)");
+          },
+          "", "Stages"));
+}
+
+int32_t SyncValue(const std::string& name) {
+  return name == "microbatch" ? FLOPSPACK_SYNC_MICROBATCH : FLOPSPACK_SYNC_STEP;
+}
+
+void AddSimulationOptions(CLI::App& app, SimSettings& sim, const SimulationHelp& help) {
+  AddCapacity(app, sim.tokens_per_microbatch, "tokens per microbatch");
+  AddMaxTokens(app, sim.max_tokens_per_microbatch, help.max_tokens);
+  AddMicrobatches(app, sim.microbatches, 1, help.microbatches);
+  app.add_option(help.steps_flag, sim.steps, help.steps)->capture_default_str()->check(AtLeast(1));
+  AddSeed(app, sim.seed);
+  AddResampleSwitch(app, sim.resample);
+  AddSyncOptions(app, sim.sync, sim.pipeline_stages,
+                 "how the trainer synchronizes: step (once per optimizer step, DDP / ZeRO-1/2: "
+                 "a step waits for the slowest rank) or microbatch (FSDP / ZeRO-3: every "
+                 "microbatch slot waits for its slowest rank); the planner policies plan for it",
+                 "pipeline stages per data-parallel replica (0 or 1 = none, at most 1024): a step "
+                 "then lasts the slowest replica's 1F1B makespan, bubbles included");
 }
 
 int32_t OverflowValue(const std::string& name) {

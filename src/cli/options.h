@@ -106,6 +106,23 @@ void AddCompareSwitch(CLI::App& app, bool& compare);
 // --resample / --noresample (default on).
 void AddResampleSwitch(CLI::App& app, bool& resample);
 
+// --sync (step | microbatch) and --pipeline-stages (0 .. 1024; 0 or 1 =
+// none): the trainer's topology; the help says what the command does with
+// it.
+void AddSyncOptions(CLI::App& app, std::string& sync, uint64_t& pipeline_stages,
+                    const std::string& sync_help, const std::string& stages_help);
+// A --sync name as a flopspack_sync value.
+int32_t SyncValue(const std::string& name);
+
+// The straggler emulator's settings, shared by `simulate` and `report`:
+// --capacity, --max-tokens, --microbatches, the steps flag (its name and
+// help differ by command), --seed, --resample, --sync, --pipeline-stages.
+struct SimSettings;
+struct SimulationHelp {
+  std::string max_tokens, microbatches, steps_flag, steps;
+};
+void AddSimulationOptions(CLI::App& app, SimSettings& sim, const SimulationHelp& help);
+
 // An --overflow name as a flopspack_overflow value, and back.
 int32_t OverflowValue(const std::string& name);
 const char* OverflowName(int32_t overflow);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "options.h"
 #include "output.h"
 #include "progress.h"
 #include "resample.h"
@@ -61,6 +62,8 @@ flopspack_simulate_options Options(const SimPolicy& policy, uint64_t ranks,
   options.max_tokens_per_microbatch = settings.max_tokens_per_microbatch;
   options.num_steps = settings.steps;
   options.seed = settings.seed;
+  options.sync = SyncValue(settings.sync);
+  options.pipeline_stages = static_cast<uint32_t>(settings.pipeline_stages);
   return options;
 }
 
@@ -306,6 +309,21 @@ std::string ResampleNote(const Context& context, bool any_resampled, bool any_mi
   return note;
 }
 
+std::string TopologyText(const SimSettings& settings) {
+  if (settings.pipeline_stages >= 2) {
+    return absl::StrFormat(
+        "every GPU group is a pipeline of %d stages running its microbatches under 1F1B, and a "
+        "step lasts the slowest pipeline's makespan (bubbles included)",
+        settings.pipeline_stages);
+  }
+  if (settings.sync == "microbatch") {
+    return "the GPUs synchronize at every microbatch (FSDP / ZeRO-3), so each microbatch waits "
+           "for the slowest GPU's";
+  }
+  return "the GPUs synchronize once per optimizer step (DDP / ZeRO-1/2), so each step waits for "
+         "the slowest GPU";
+}
+
 Json SettingsJson(const SimSettings& settings) {
   Json out = Json::Object();
   out.Set("microbatches_per_rank", settings.microbatches);
@@ -314,6 +332,8 @@ Json SettingsJson(const SimSettings& settings) {
   out.Set("steps", settings.steps);
   out.Set("seed", settings.seed);
   out.Set("resample", settings.resample);
+  out.Set("sync", settings.sync);
+  out.Set("pipeline_stages", settings.pipeline_stages);
   return out;
 }
 
@@ -335,6 +355,10 @@ Json SummaryJson(const flopspack_simulate_summary& s) {
   out.Set("predicted_efficiency", s.predicted_efficiency);
   out.Set("real_tokens", s.real_tokens);
   out.Set("computed_tokens", s.computed_tokens);
+  out.Set("sync", s.sync == FLOPSPACK_SYNC_MICROBATCH ? "microbatch" : "step");
+  out.Set("pipeline_stages", static_cast<uint64_t>(s.pipeline_stages));
+  out.Set("pipeline_schedule", "1f1b");  // the only flopspack_pipeline_schedule
+  out.Set("mean_sync_efficiency", s.mean_sync_efficiency);
   return out;
 }
 

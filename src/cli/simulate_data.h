@@ -33,7 +33,14 @@ struct SimSettings {
   // true = run it on documents drawn with replacement from the file
   // (resample.h), false = report it as n/a.
   bool resample = true;
+  // The trainer's topology (--sync, --pipeline-stages): what a step waits for.
+  std::string sync = "step";
+  uint64_t pipeline_stages = 0;
 };
+
+// One line on the topology the step times assume, e.g. "synchronization:
+// once per optimizer step (each step waits for the slowest GPU)".
+std::string TopologyText(const SimSettings& settings);
 
 // How one (policy, rank count) point was run.
 enum class PointState {

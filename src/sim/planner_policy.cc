@@ -16,6 +16,9 @@ PlannerPolicy::PlannerPolicy(const StepShape& shape, uint64_t seed, pack::StepAl
   options_.algorithm = algorithm;
   options_.overflow = pack::Overflow::kSplit;
   options_.seed = seed;
+  options_.sync = shape.sync;
+  options_.pipeline_stages = shape.pipeline_stages;
+  options_.pipeline_schedule = shape.pipeline_schedule;
 }
 
 absl::Status PlannerPolicy::NextStep(DocumentStream& stream, StepBatch& batch) {

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cost/cost_model.h"
+#include "pack/planner/step_planner.h"
 #include "sim/document_stream.h"
 
 namespace flopspack::sim {
@@ -41,6 +42,11 @@ struct StepShape {
   // its steps hold microbatches() x tokens_per_microbatch tokens, and the
   // slack lets a rank with expensive documents take fewer tokens.
   int64_t max_tokens_per_microbatch = 1;
+  // The trainer's synchronization, for policies that plan for it (the step
+  // planner's).
+  pack::StepSync sync = pack::StepSync::kStep;
+  int64_t pipeline_stages = 0;
+  pack::PipelineSchedule pipeline_schedule = pack::PipelineSchedule::k1F1B;
   uint64_t microbatches() const { return num_ranks * microbatches_per_rank; }
 };
 

@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "pack/planner/pipeline_schedule.h"
+#include "pack/planner/sync_metrics.h"
 #include "stats/order_statistics.h"
 #include "util/checked.h"
 #include "util/random.h"
@@ -136,8 +138,15 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   const int64_t memory_cap = options.max_tokens_per_microbatch == 0
                                  ? options.tokens_per_microbatch
                                  : options.max_tokens_per_microbatch;
-  const StepShape shape{options.num_ranks, options.microbatches_per_rank,
-                        options.tokens_per_microbatch, memory_cap};
+  StepShape shape{options.num_ranks, options.microbatches_per_rank, options.tokens_per_microbatch,
+                  memory_cap};
+  shape.sync = options.sync;
+  shape.pipeline_stages = options.pipeline_stages;
+  shape.pipeline_schedule = options.pipeline_schedule;
+  // Which step time: the 1F1B makespan with >= 2 stages, else the sync model.
+  const int64_t stages = options.pipeline_stages >= 2 ? options.pipeline_stages : 1;
+  const bool pipelined = stages >= 2;
+  const bool per_microbatch = !pipelined && options.sync == pack::StepSync::kMicrobatch;
   // The policy may keep the model (the bucket sampler does) no longer than
   // this call: a non-owning handle.
   std::shared_ptr<const cost::CostModel> borrowed(&model, [](const cost::CostModel*) {});
@@ -156,15 +165,24 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   const double capacity_tokens =
       static_cast<double>(microbatches) * static_cast<double>(options.tokens_per_microbatch);
   std::vector<double> mb_cost(microbatches), mb_useful(microbatches), rank_cost(ranks);
+  std::vector<double> slot_major(microbatches), replica;
   std::vector<uint64_t> piece_counts(static_cast<size_t>(max_piece) + 1, 0);
   std::vector<uint32_t> efficiency_bins(kEfficiencyBins, 0);
-  const bool independent = (*policy)->independent_ranks();
+  // Order statistics predict the step time when ranks are independent: of
+  // rank costs under STEP, of microbatch costs under MICROBATCH (each slot
+  // waits for the largest of R); a pipeline's makespan is not a maximum of
+  // iid draws.
+  const bool independent = (*policy)->independent_ranks() && !pipelined;
   Reservoir reservoir(independent ? reservoir_capacity : 0, util::DeriveSeed(options.seed, 2));
 
   SimResult r;
   r.num_steps = options.num_steps;
   r.num_ranks = ranks;
   r.microbatches_per_rank = per_rank;
+  r.sync = options.sync;
+  r.pipeline_stages = options.pipeline_stages;
+  r.pipeline_schedule = options.pipeline_schedule;
+  double sum_sync_efficiency = 0;
   double sum_efficiency = 0, sum_fill = 0, sum_padding = 0, sum_time = 0, sum_useful_mean = 0;
   if (options.record_steps) r.steps.reserve(options.num_steps);
 
@@ -202,31 +220,44 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
         const size_t m = batch.order.empty() ? position : batch.order[position];
         c += mb_cost[m];
         useful_total += mb_useful[m];
+        slot_major[slot * ranks + rank] = mb_cost[m];
+        if (independent && per_microbatch) reservoir.Add(mb_cost[m]);
       }
       rank_cost[rank] = c;
       total += c;
       slowest = std::max(slowest, c);
-      if (independent) reservoir.Add(c);
+      if (independent && !per_microbatch) reservoir.Add(c);
     }
+    // The step time under the model, and the useful work per GPU it is
+    // judged against (a stage does 1/P of its replica's work).
+    const int64_t ranks_i = static_cast<int64_t>(ranks);
+    const double step_time = pipelined
+                                 ? pack::MaxReplicaMakespan(slot_major, ranks_i, stages, replica)
+                             : per_microbatch ? pack::MicrobatchSyncCost(slot_major, ranks_i)
+                                              : slowest;
+    const double per_gpu = static_cast<double>(stages);
     // Finite microbatch costs whose sums are not (a custom model near
     // DBL_MAX) would make every efficiency NaN: reject, naming the step.
     if (!std::isfinite(total) || !std::isfinite(useful_total) ||
-        !std::isfinite(sum_time + slowest)) {
+        !std::isfinite(sum_time + step_time)) {
       return absl::OutOfRangeError(absl::StrFormat(
           "rank cost: the costs of step %u sum past what a double holds; rescale the costs", step));
     }
     StepRecord rec;
-    rec.step_time = slowest;
+    rec.step_time = step_time;
     rec.mean_rank_cost = total / static_cast<double>(ranks);
     rec.balance_efficiency = slowest > 0 ? rec.mean_rank_cost / slowest : 1.0;
+    sum_sync_efficiency +=
+        step_time > 0 ? (pipelined ? rec.mean_rank_cost / per_gpu : rec.mean_rank_cost) / step_time
+                      : 1.0;
     rec.fill = static_cast<double>(real) / capacity_tokens;
     rec.padding_efficiency = computed > 0 ? static_cast<double>(real) / computed : 1.0;
     rec.real_tokens = real;
     sum_efficiency += rec.balance_efficiency;
     sum_fill += rec.fill;
     sum_padding += rec.padding_efficiency;
-    sum_time += slowest;
-    sum_useful_mean += useful_total / static_cast<double>(ranks);
+    sum_time += step_time;
+    sum_useful_mean += useful_total / static_cast<double>(ranks) / per_gpu;
     if (!util::AddInt64(r.real_tokens, real, &r.real_tokens) ||
         !util::AddInt64(r.computed_tokens, computed, &r.computed_tokens)) {
       return absl::OutOfRangeError(absl::StrFormat(
@@ -247,6 +278,7 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   r.documents_drawn = (*policy)->documents_drawn(stream);
   r.epochs = (*policy)->epochs(stream);
   r.mean_balance_efficiency = sum_efficiency / steps;
+  r.mean_sync_efficiency = sum_sync_efficiency / steps;
   r.p5_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.05);
   r.p50_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.5);
   r.p95_balance_efficiency = HistogramQuantile(efficiency_bins, options.num_steps, 0.95);
@@ -304,6 +336,21 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
         absl::StrFormat("num_ranks x microbatches_per_rank = %u: at most %u microbatches per step",
                         *microbatches, kMaxMicrobatches));
   }
+  if (options.sync != pack::StepSync::kStep && options.sync != pack::StepSync::kMicrobatch) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("sync = %d: not a synchronization model (0 = step, 1 = microbatch)",
+                        static_cast<int>(options.sync)));
+  }
+  if (options.pipeline_stages < 0 || options.pipeline_stages > pack::kMaxPipelineStages) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("pipeline_stages = %d: must be in [0, %d] (0 or 1 = no pipeline)",
+                        options.pipeline_stages, pack::kMaxPipelineStages));
+  }
+  if (options.pipeline_schedule != pack::PipelineSchedule::k1F1B) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("pipeline_schedule = %d: not a pipeline schedule (0 = 1F1B)",
+                        static_cast<int>(options.pipeline_schedule)));
+  }
   if (static_cast<int>(options.policy) < static_cast<int>(PolicyKind::kRandom) ||
       static_cast<int>(options.policy) > static_cast<int>(PolicyKind::kPlannerSequences)) {
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -347,7 +394,7 @@ absl::StatusOr<std::vector<SweepPoint>> Sweep(absl::Span<const int64_t> lengths,
         RunOne(lengths, model, o, i * options.num_steps, *total_steps, share);
     if (!r.ok()) return r.status();
     points[i].num_ranks = rank_counts[i];
-    points[i].sampled_efficiency = r->mean_balance_efficiency;
+    points[i].sampled_efficiency = r->mean_sync_efficiency;
     points[i].relative_throughput = r->relative_throughput;
     independent = !std::isnan(r->predicted_balance_efficiency);
     pooled.insert(pooled.end(), r->rank_cost_sample.begin(), r->rank_cost_sample.end());

@@ -5,7 +5,18 @@
 // slowest rank), balance efficiency (mean rank cost / step time), fill and
 // padding efficiency.
 //
-// Complexity: O(steps x (pieces per step + ranks x microbatches)) time plus
+// The step time follows the trainer's synchronization model
+// (docs/straggler-emulator.md, Topology): STEP (DDP / ZeRO-1/2, one
+// synchronization per optimizer step) = the slowest rank; MICROBATCH
+// (FSDP / ZeRO-3) = Σ over slots of the slowest rank's microbatch in that
+// slot; with pipeline_stages P >= 2, every rank is a pipeline replica and
+// the step lasts the slowest replica's exact 1F1B makespan
+// (pack/planner/sync_metrics.h computes all three, for the planner's
+// metrics too). Useful work per GPU is the mean rank cost, over P with
+// pipelines (each stage does 1/P of it).
+//
+// Complexity: O(steps x (pieces per step + ranks x microbatches x max(1, P)))
+// time plus
 // the policy's own; memory O(dataset + one step), independent of the number
 // of steps unless the per-step series is requested (the efficiency
 // quantiles come from a fixed 2^16-bin histogram over [0, 1]).
@@ -28,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "cost/cost_model.h"
+#include "pack/planner/step_planner.h"
 #include "sim/policy.h"
 #include "stats/length_stats.h"
 
@@ -44,15 +56,21 @@ struct SimOptions {
   uint64_t num_steps = 100;
   uint64_t seed = 0;
   bool record_steps = false;
+  // The trainer's synchronization (see above); the planner policies plan
+  // for it too. pipeline_stages 0 or 1 = no pipeline, at most
+  // pack::kMaxPipelineStages.
+  pack::StepSync sync = pack::StepSync::kStep;
+  int64_t pipeline_stages = 0;
+  pack::PipelineSchedule pipeline_schedule = pack::PipelineSchedule::k1F1B;
   // Called after every step with (steps done, steps in total); returning
   // false cancels the run (absl::CancelledError).
   std::function<bool(uint64_t, uint64_t)> progress;
 };
 
 struct StepRecord {
-  double step_time = 0;       // the slowest rank's cost
-  double mean_rank_cost = 0;  // total cost / ranks
-  double balance_efficiency = 0;
+  double step_time = 0;           // under the synchronization model
+  double mean_rank_cost = 0;      // total cost / ranks
+  double balance_efficiency = 0;  // mean rank cost / the slowest rank's, whatever the model
   double fill = 0;                // real tokens / (microbatches x tokens_per_microbatch)
   double padding_efficiency = 0;  // real tokens / computed tokens
   int64_t real_tokens = 0;
@@ -68,13 +86,25 @@ struct SimResult {
   // times: throughput relative to a perfectly balanced, unpadded run.
   double relative_throughput = 0;
   double mean_step_time = 0;
-  // Order-statistics prediction of the balance efficiency (NaN when the
-  // policy's ranks are not independent).
+  // Order-statistics prediction of the efficiency under the model (NaN when
+  // the policy's ranks are not independent, or with pipelines): STEP,
+  // mean / E[max of R] rank costs; MICROBATCH, the same over microbatch
+  // costs (each slot waits for the largest of R).
   double predicted_balance_efficiency = 0;
   int64_t real_tokens = 0, computed_tokens = 0;
-  std::vector<StepRecord> steps;         // only with record_steps
-  stats::LengthStats pieces;             // sub-sequence (document piece) lengths
-  std::vector<double> rank_cost_sample;  // the reservoir behind the prediction, ascending
+  // The model the step times follow, and the mean over steps of the useful
+  // work per GPU (mean rank cost, / P with pipelines) / step time: the
+  // balance efficiency under that model (= mean_balance_efficiency under
+  // STEP without pipelines).
+  pack::StepSync sync = pack::StepSync::kStep;
+  int64_t pipeline_stages = 0;
+  pack::PipelineSchedule pipeline_schedule = pack::PipelineSchedule::k1F1B;
+  double mean_sync_efficiency = 0;
+  std::vector<StepRecord> steps;  // only with record_steps
+  stats::LengthStats pieces;      // sub-sequence (document piece) lengths
+  // The reservoir behind the prediction, ascending: rank costs (STEP) or
+  // microbatch costs (MICROBATCH).
+  std::vector<double> rank_cost_sample;
 };
 
 // lengths non-empty, every length > 0; model required.
@@ -83,7 +113,7 @@ absl::StatusOr<SimResult> Simulate(absl::Span<const int64_t> lengths, const cost
 
 struct SweepPoint {
   uint64_t num_ranks = 0;
-  double sampled_efficiency = 0;    // mean balance efficiency, simulated
+  double sampled_efficiency = 0;    // mean efficiency under the model, simulated
   double predicted_efficiency = 0;  // order statistics on the pooled rank costs (NaN if n/a)
   double relative_throughput = 0;
 };

@@ -11,6 +11,8 @@
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
 #include "pack/buckets/bucket_sampler.h"
+#include "pack/planner/pipeline_schedule.h"
+#include "sim/planner_policy.h"
 #include "sim/synthetic.h"
 
 namespace flopspack::sim {
@@ -377,6 +379,243 @@ TEST(SimulatorTest, BadInputIsNamed) {
   const std::vector<uint64_t> counts = {4, 0};
   EXPECT_NE(Sweep(lengths, *model, o, counts).status().message().find("rank_counts[1]"),
             std::string::npos);
+}
+
+// Documents of 1.5 T tokens under random dealing at cap T = 1000: every
+// piece the step's cut and concatenation makes is 500 or 1000 tokens (the
+// step budget and the documents are multiples of 500), so every sequence
+// is one piece of 1000 (cost H) or two of 500 (cost L). Every arrangement
+// of H and L over the step's 4 positions is enumerated below; a step must
+// match one of them, its total cost included.
+struct AlternatingSetup {
+  std::vector<int64_t> lengths = std::vector<int64_t>(40, 1500);
+  double high = 50 + 1000 + 0.002 * 1000 * 1000;    // one piece of 1000
+  double low = 50 + 2 * (500 + 0.002 * 500 * 500);  // two pieces of 500
+  std::vector<std::vector<double>> Arrangements() const {
+    std::vector<std::vector<double>> out;
+    for (int bits = 0; bits < 16; ++bits) {
+      std::vector<double> v(4);
+      for (int i = 0; i < 4; ++i) v[i] = (bits >> i) & 1 ? high : low;
+      out.push_back(v);
+    }
+    return out;
+  }
+};
+
+SimOptions Recorded(uint64_t ranks, uint64_t per_rank, int64_t cap, uint64_t steps) {
+  SimOptions o;
+  o.num_ranks = ranks;
+  o.microbatches_per_rank = per_rank;
+  o.tokens_per_microbatch = cap;
+  o.num_steps = steps;
+  o.record_steps = true;
+  o.seed = 7;
+  return o;
+}
+
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
+
+TEST(SimulatorSyncTest, MicrobatchStepTimeIsTheSumOfSlotMaxima) {
+  const AlternatingSetup setup;
+  auto model = Quadratic();
+  SimOptions o = Recorded(2, 2, 1000, 200);
+  auto step = Simulate(setup.lengths, *model, o);
+  o.sync = pack::StepSync::kMicrobatch;
+  auto micro = Simulate(setup.lengths, *model, o);
+  ASSERT_TRUE(step.ok() && micro.ok()) << step.status() << micro.status();
+  // By hand, for every arrangement (rank k's slot j at position 2k + j): the
+  // slowest rank, and the sum over the two slots of the slower rank's.
+  std::vector<std::tuple<double, double, double>> allowed;
+  for (const auto& a : setup.Arrangements()) {
+    allowed.emplace_back(std::max(a[0] + a[1], a[2] + a[3]),
+                         std::max(a[0], a[2]) + std::max(a[1], a[3]),
+                         (a[0] + a[1] + a[2] + a[3]) / 2);
+  }
+  int distinguishing = 0;
+  for (size_t i = 0; i < 200; ++i) {
+    const StepRecord &s = step->steps[i], &m = micro->steps[i];
+    // The dealing does not depend on the model: same microbatches.
+    EXPECT_EQ(s.mean_rank_cost, m.mean_rank_cost);
+    EXPECT_EQ(s.balance_efficiency, m.balance_efficiency);
+    bool found = false;
+    for (const auto& [slowest, slot_sum, mean] : allowed) {
+      found = found || (Near(s.step_time, slowest) && Near(m.step_time, slot_sum) &&
+                        Near(s.mean_rank_cost, mean));
+    }
+    EXPECT_TRUE(found) << "step " << i << ": " << s.step_time << ", " << m.step_time;
+    distinguishing +=
+        Near(s.step_time, setup.high + setup.low) && Near(m.step_time, 2 * setup.high);
+  }
+  EXPECT_GT(distinguishing, 10);  // the two models differ on these steps
+  EXPECT_EQ(micro->sync, pack::StepSync::kMicrobatch);
+  EXPECT_LT(micro->mean_sync_efficiency, step->mean_sync_efficiency);
+  EXPECT_EQ(step->mean_sync_efficiency, step->mean_balance_efficiency);
+  EXPECT_EQ(micro->mean_balance_efficiency, step->mean_balance_efficiency);
+  EXPECT_LT(micro->relative_throughput, step->relative_throughput);
+}
+
+TEST(SimulatorSyncTest, PipelineStepTimeIsTheSlowestReplicasMakespan) {
+  const AlternatingSetup setup;
+  auto model = Quadratic();
+  for (auto [ranks, per_rank, stages] :
+       {std::tuple<uint64_t, uint64_t, int64_t>{1, 4, 3}, {2, 2, 4}, {1, 4, 2}}) {
+    SimOptions o = Recorded(ranks, per_rank, 1000, 60);
+    o.pipeline_stages = stages;
+    o.sync = stages == 4 ? pack::StepSync::kMicrobatch : pack::StepSync::kStep;  // ignored
+    auto r = Simulate(setup.lengths, *model, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<std::pair<double, double>> allowed;  // (makespan, mean rank cost)
+    for (const auto& a : setup.Arrangements()) {
+      double makespan = 0;
+      for (uint64_t k = 0; k < ranks; ++k) {
+        const std::vector<double> replica(a.begin() + k * per_rank, a.begin() + (k + 1) * per_rank);
+        makespan = std::max(makespan, pack::OneFOneBMakespan(replica, stages));
+      }
+      allowed.emplace_back(makespan, (a[0] + a[1] + a[2] + a[3]) / static_cast<double>(ranks));
+    }
+    double sum_time = 0, sum_work = 0;
+    for (const StepRecord& s : r->steps) {
+      EXPECT_TRUE(std::any_of(allowed.begin(), allowed.end(), [&](const auto& t) {
+        return Near(s.step_time, t.first) && Near(s.mean_rank_cost, t.second);
+      })) << s.step_time;
+      sum_time += s.step_time;
+      sum_work += s.mean_rank_cost / static_cast<double>(stages);
+    }
+    // No padding: useful work is all the work, per stage.
+    EXPECT_TRUE(Near(r->relative_throughput, sum_work / sum_time));
+    EXPECT_TRUE(std::isnan(r->predicted_balance_efficiency));
+  }
+}
+
+TEST(SimulatorSyncTest, EqualMicrobatchesGiveThePipelineBubbleInClosedForm) {
+  // Every microbatch one document of T tokens: cost c each, and a replica of
+  // M microbatches on P stages takes (M + P - 1) c / P.
+  auto model = Quadratic();
+  const std::vector<int64_t> lengths(10, 1000);
+  const double c = 50 + 1000 + 0.002 * 1000 * 1000;
+  for (auto [per_rank, stages] : {std::pair<uint64_t, int64_t>{4, 4}, {8, 2}, {1, 8}, {3, 1}}) {
+    SimOptions o = Recorded(3, per_rank, 1000, 5);
+    o.pipeline_stages = stages;
+    auto r = Simulate(lengths, *model, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const double m = static_cast<double>(per_rank), p = static_cast<double>(stages);
+    for (const StepRecord& s : r->steps) EXPECT_TRUE(Near(s.step_time, (m + p - 1) * c / p));
+    EXPECT_TRUE(Near(r->mean_sync_efficiency, m / (m + p - 1)));
+    EXPECT_TRUE(Near(r->relative_throughput, m / (m + p - 1)));
+    EXPECT_EQ(r->mean_balance_efficiency, 1.0);
+  }
+}
+
+TEST(SimulatorSyncTest, DegenerateTopologiesAreTheStepModelBitForBit) {
+  const auto lengths = LognormalLengths(5000, 700, 1.0, 8192, 3);
+  auto model = Quadratic();
+  for (PolicyKind policy : {PolicyKind::kRandom, PolicyKind::kTokenBalanced}) {
+    for (auto [ranks, per_rank] : {std::pair<uint64_t, uint64_t>{1, 4}, {16, 1}}) {
+      SimOptions o = Recorded(ranks, per_rank, 4096, 30);
+      o.policy = policy;
+      auto base = Simulate(lengths, *model, o);
+      // One rank, or one slot: the sum of slot maxima is the slowest rank.
+      o.sync = pack::StepSync::kMicrobatch;
+      auto micro = Simulate(lengths, *model, o);
+      // One stage is no pipeline, under either sync.
+      o.pipeline_stages = 1;
+      auto one_stage = Simulate(lengths, *model, o);
+      ASSERT_TRUE(base.ok() && micro.ok() && one_stage.ok());
+      for (const SimResult* r : {&*micro, &*one_stage}) {
+        for (size_t i = 0; i < base->steps.size(); ++i) {
+          EXPECT_EQ(r->steps[i].step_time, base->steps[i].step_time);
+        }
+        EXPECT_EQ(r->relative_throughput, base->relative_throughput);
+        EXPECT_EQ(r->mean_sync_efficiency, base->mean_balance_efficiency);
+      }
+    }
+  }
+}
+
+TEST(SimulatorSyncTest, SweepPredictsTheMicrobatchModelFromMicrobatchCosts) {
+  const auto lengths = LognormalLengths(50000, 800, 1.0, 16384, 8);
+  auto model = Quadratic();
+  SimOptions o;
+  o.tokens_per_microbatch = 16384;
+  o.microbatches_per_rank = 4;
+  o.num_steps = 40;
+  o.sync = pack::StepSync::kMicrobatch;
+  const std::vector<uint64_t> counts = {16, 256};
+  auto points = Sweep(lengths, *model, o, counts);
+  ASSERT_TRUE(points.ok()) << points.status();
+  o.sync = pack::StepSync::kStep;
+  auto step = Sweep(lengths, *model, o, counts);
+  ASSERT_TRUE(step.ok());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    EXPECT_NEAR((*points)[i].predicted_efficiency, (*points)[i].relative_throughput, 0.01);
+    // Each slot waits for its own straggler: worse than once per step.
+    EXPECT_LT((*points)[i].relative_throughput, (*step)[i].relative_throughput);
+  }
+}
+
+TEST(SimulatorSyncTest, PlannerPoliciesPlanForTheSyncModel) {
+  // The planner policy under each sync, on the same stream of documents;
+  // both plans judged by hand under MICROBATCH (Σ over slots of the slowest
+  // rank, microbatch costs from the polynomial directly).
+  const auto lengths = LognormalLengths(20000, 900, 1.1, 8192, 5);
+  auto model = Quadratic();
+  double slot_sum[2] = {0, 0}, rank_max[2] = {0, 0};
+  for (int which = 0; which < 2; ++which) {
+    StepShape shape{16, 4, 8192, 10240};
+    shape.sync = which == 0 ? pack::StepSync::kStep : pack::StepSync::kMicrobatch;
+    PlannerPolicy policy(shape, 3, pack::StepAlgorithm::kDocuments, *model);
+    DocumentStream stream(lengths, 11);
+    StepBatch batch;
+    for (int step = 0; step < 10; ++step) {
+      batch.Clear();
+      ASSERT_TRUE(policy.NextStep(stream, batch).ok());
+      ASSERT_EQ(batch.microbatches(), 64u);
+      std::vector<double> cost(64);
+      for (size_t m = 0; m < 64; ++m) {
+        cost[m] = 50;
+        for (size_t i = batch.offsets[m]; i < batch.offsets[m + 1]; ++i) {
+          const double l = static_cast<double>(batch.pieces[i]);
+          cost[m] += l + 0.002 * l * l;
+        }
+      }
+      double worst_rank = 0;
+      for (size_t k = 0; k < 16; ++k) {
+        worst_rank =
+            std::max(worst_rank, cost[k * 4] + cost[k * 4 + 1] + cost[k * 4 + 2] + cost[k * 4 + 3]);
+      }
+      for (size_t j = 0; j < 4; ++j) {
+        double slowest = 0;
+        for (size_t k = 0; k < 16; ++k) slowest = std::max(slowest, cost[k * 4 + j]);
+        slot_sum[which] += slowest;
+      }
+      rank_max[which] += worst_rank;
+    }
+  }
+  // Each plan is better at its own objective.
+  EXPECT_LT(slot_sum[1], slot_sum[0]);
+  EXPECT_LT(rank_max[0], rank_max[1]);
+}
+
+TEST(SimulatorSyncTest, BadTopologyIsNamed) {
+  auto model = Quadratic();
+  const std::vector<int64_t> lengths = {5, 6};
+  SimOptions o;
+  o.num_ranks = 2;
+  o.sync = static_cast<pack::StepSync>(2);
+  EXPECT_NE(Simulate(lengths, *model, o).status().message().find("sync = 2"), std::string::npos);
+  o.sync = pack::StepSync::kMicrobatch;
+  o.pipeline_stages = 1025;
+  EXPECT_NE(Simulate(lengths, *model, o).status().message().find("pipeline_stages = 1025"),
+            std::string::npos);
+  o.pipeline_stages = -1;
+  EXPECT_EQ(Simulate(lengths, *model, o).status().code(), absl::StatusCode::kInvalidArgument);
+  o.pipeline_stages = 1024;
+  o.pipeline_schedule = static_cast<pack::PipelineSchedule>(1);
+  EXPECT_NE(Simulate(lengths, *model, o).status().message().find("pipeline_schedule = 1"),
+            std::string::npos);
+  o.pipeline_schedule = pack::PipelineSchedule::k1F1B;
+  o.num_steps = 2;
+  EXPECT_TRUE(Simulate(lengths, *model, o).ok());  // 1,024 stages is the limit, not past it
 }
 
 }  // namespace

@@ -1314,6 +1314,27 @@ std::vector<Row> Rows() {
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
+  add("SimulateSync", "`flopspack_simulate`, `_sweep`",
+      "an unknown sync or pipeline_schedule value", FLOPSPACK_INVALID_ARGUMENT,
+      "flopspack_simulate_options.sync = 2", [](Outs& o) {
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.sync = 2;
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulatePipelineStages", "`flopspack_simulate`, `_sweep`", "pipeline_stages over 1024",
+      FLOPSPACK_INVALID_ARGUMENT, "flopspack_simulate_options.pipeline_stages = 1025", [](Outs& o) {
+        flopspack_simulate_options so;
+        flopspack_simulate_options_init(&so);
+        so.pipeline_stages = 1025;
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
   add("SimulateNullModel", "`flopspack_simulate`, `_sweep`", "a NULL cost model (required)",
       FLOPSPACK_INVALID_ARGUMENT, "model must not be NULL", [](Outs& o) {
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);

@@ -1,6 +1,7 @@
 // The straggler emulator through the shared library: a run with its series
 // and pieces, the sweep, progress and cancellation, and the bad-input rows.
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -132,6 +133,140 @@ TEST(SimulateCapiTest, SweepAndCancellation) {
                          FLOPSPACK_CANCELLED, "after 3 of 20 steps");
   EXPECT_EQ(r, nullptr);
   EXPECT_EQ(calls, (std::vector<uint64_t>{1, 2, 3}));
+  flopspack_cost_model_destroy(model);
+}
+
+// ---- Topology: sync model and pipelines (docs/straggler-emulator.md) ----
+
+// Runs lengths with options o and returns the summary and step times.
+flopspack_simulate_summary RunSummary(const std::vector<int64_t>& lengths,
+                                      const flopspack_cost_model* model,
+                                      const flopspack_simulate_options& o,
+                                      std::vector<double>* times = nullptr) {
+  flopspack_simulate_result* r = nullptr;
+  flopspack_simulate_summary sum{};
+  sum.struct_size = sizeof(sum);
+  EXPECT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  if (r == nullptr) return sum;
+  EXPECT_EQ(flopspack_simulate_result_summary(r, &sum), FLOPSPACK_OK);
+  if (times != nullptr) {
+    size_t n = 0;
+    times->assign(o.num_steps, 0);
+    EXPECT_EQ(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_STEP_TIME, times->data(),
+                                               times->size(), &n),
+              FLOPSPACK_OK);
+  }
+  flopspack_simulate_result_destroy(r);
+  return sum;
+}
+
+TEST(SimulateTopologyTest, ModelsAreReportedAndOrdered) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(10, 0, 1, 0.001, &model), FLOPSPACK_OK);
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  EXPECT_EQ(o.sync, FLOPSPACK_SYNC_STEP);
+  EXPECT_EQ(o.pipeline_stages, 0u);
+  EXPECT_EQ(o.pipeline_schedule, FLOPSPACK_PIPELINE_1F1B);
+  o.num_ranks = 16;
+  o.microbatches_per_rank = 4;
+  o.tokens_per_microbatch = 2048;
+  o.num_steps = 20;
+  o.record_steps = 1;
+  std::vector<double> step_times, micro_times, pipe_times;
+  const flopspack_simulate_summary step = RunSummary(lengths, model, o, &step_times);
+  o.sync = FLOPSPACK_SYNC_MICROBATCH;
+  const flopspack_simulate_summary micro = RunSummary(lengths, model, o, &micro_times);
+  o.pipeline_stages = 4;
+  const flopspack_simulate_summary pipe = RunSummary(lengths, model, o, &pipe_times);
+  EXPECT_EQ(step.sync, FLOPSPACK_SYNC_STEP);
+  EXPECT_EQ(micro.sync, FLOPSPACK_SYNC_MICROBATCH);
+  EXPECT_EQ(micro.pipeline_stages, 0u);
+  EXPECT_EQ(pipe.pipeline_stages, 4u);
+  EXPECT_EQ(pipe.pipeline_schedule, FLOPSPACK_PIPELINE_1F1B);
+  EXPECT_EQ(step.mean_sync_efficiency, step.mean_balance_efficiency);
+  // Random dealing does not depend on the model: the same microbatches, and
+  // the sum of slot maxima is at least the slowest rank, every step.
+  EXPECT_EQ(micro.mean_balance_efficiency, step.mean_balance_efficiency);
+  for (size_t i = 0; i < step_times.size(); ++i) EXPECT_GE(micro_times[i], step_times[i]);
+  EXPECT_LT(micro.mean_sync_efficiency, step.mean_sync_efficiency);
+  EXPECT_LT(micro.relative_throughput, step.relative_throughput);
+  EXPECT_FALSE(std::isnan(micro.predicted_efficiency));
+  // Four stages, four microbatches: at best M / (M + P - 1) of the time is
+  // work (the 1F1B bubble), and each stage runs a quarter of its rank.
+  EXPECT_LE(pipe.mean_sync_efficiency, 4.0 / 7.0 + 1e-12);
+  EXPECT_GT(pipe.mean_sync_efficiency, 0.4);
+  EXPECT_TRUE(std::isnan(pipe.predicted_efficiency));
+  for (size_t i = 0; i < step_times.size(); ++i) {
+    // The slowest replica's stage work is its rank cost / P, plus a bubble.
+    EXPECT_GE(pipe_times[i], step_times[i] / 4 * (1 - 1e-12));
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(SimulateTopologyTest, OlderCallersGetTheStepModel) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(10, 0, 1, 0.001, &model), FLOPSPACK_OK);
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.num_ranks = 8;
+  o.num_steps = 5;
+  const flopspack_simulate_summary now = RunSummary(lengths, model, o);
+  // A caller compiled before the topology fields: struct_size ends at
+  // progress_user_data, and garbage after it is never read.
+  o.struct_size = static_cast<uint32_t>(offsetof(flopspack_simulate_options, sync));
+  o.sync = 99;
+  o.pipeline_stages = 5000;
+  const flopspack_simulate_summary old = RunSummary(lengths, model, o);
+  EXPECT_EQ(old.sync, FLOPSPACK_SYNC_STEP);
+  EXPECT_EQ(old.relative_throughput, now.relative_throughput);
+  EXPECT_EQ(old.mean_step_time, now.mean_step_time);
+  // An older summary struct gets only its own fields.
+  flopspack_simulate_result* r = nullptr;
+  ASSERT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, nullptr, &r), FLOPSPACK_OK);
+  flopspack_simulate_summary sum;
+  std::memset(&sum, 0xAB, sizeof(sum));
+  sum.struct_size = static_cast<uint32_t>(offsetof(flopspack_simulate_summary, sync));
+  ASSERT_EQ(flopspack_simulate_result_summary(r, &sum), FLOPSPACK_OK);
+  int32_t untouched;
+  std::memset(&untouched, 0xAB, sizeof(untouched));
+  EXPECT_EQ(sum.sync, untouched);
+  flopspack_simulate_result_destroy(r);
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(SimulateTopologyTest, BadTopologyRows) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  flopspack_simulate_result* r = nullptr;
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.sync = 2;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "sync = 2");
+  flopspack_simulate_options_init(&o);
+  o.sync = -1;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "sync = -1");
+  flopspack_simulate_options_init(&o);
+  o.pipeline_stages = 1025;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "pipeline_stages = 1025");
+  flopspack_simulate_options_init(&o);
+  o.pipeline_schedule = 3;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "pipeline_schedule = 3");
+  const uint64_t counts[1] = {16};
+  double out[1] = {-1};
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts,
+                                                  1, out, nullptr, nullptr),
+                         FLOPSPACK_INVALID_ARGUMENT, "pipeline_schedule = 3");
+  EXPECT_EQ(out[0], -1);
+  EXPECT_EQ(r, nullptr);
   flopspack_cost_model_destroy(model);
 }
 

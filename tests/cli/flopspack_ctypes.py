@@ -343,7 +343,9 @@ class SimulateOptions(ctypes.Structure):
                 ("tokens_per_microbatch", ctypes.c_int64),
                 ("max_tokens_per_microbatch", ctypes.c_int64), ("num_steps", ctypes.c_uint64),
                 ("seed", ctypes.c_uint64), ("record_steps", ctypes.c_int32),
-                ("progress", ctypes.c_void_p), ("progress_user_data", ctypes.c_void_p)]
+                ("progress", ctypes.c_void_p), ("progress_user_data", ctypes.c_void_p),
+                ("sync", ctypes.c_int32), ("pipeline_stages", ctypes.c_uint32),
+                ("pipeline_schedule", ctypes.c_int32)]
 
 
 class SimulateSummary(ctypes.Structure):
@@ -357,16 +359,24 @@ class SimulateSummary(ctypes.Structure):
                 ("mean_padding_efficiency", ctypes.c_double),
                 ("relative_throughput", ctypes.c_double), ("mean_step_time", ctypes.c_double),
                 ("predicted_efficiency", ctypes.c_double), ("real_tokens", ctypes.c_int64),
-                ("computed_tokens", ctypes.c_int64)]
+                ("computed_tokens", ctypes.c_int64), ("sync", ctypes.c_int32),
+                ("pipeline_stages", ctypes.c_uint32), ("pipeline_schedule", ctypes.c_int32),
+                ("mean_sync_efficiency", ctypes.c_double)]
 
 
-def simulate_options(library, policy, num_ranks, microbatches, tokens, max_tokens, steps, seed):
+SYNC_NAMES = {0: "step", 1: "microbatch"}
+PIPELINE_SCHEDULE_NAMES = {0: "1f1b"}
+
+
+def simulate_options(library, policy, num_ranks, microbatches, tokens, max_tokens, steps, seed,
+                     sync=0, pipeline_stages=0):
     options = SimulateOptions()
     library.lib.flopspack_simulate_options_init(ctypes.byref(options))
     options.policy, options.num_ranks, options.microbatches_per_rank = policy, num_ranks, \
         microbatches
     options.tokens_per_microbatch, options.max_tokens_per_microbatch = tokens, max_tokens
     options.num_steps, options.seed = steps, seed
+    options.sync, options.pipeline_stages = sync, pipeline_stages
     return options
 
 
@@ -381,8 +391,11 @@ def simulate(library, lengths, model, **kwargs):
         s = SimulateSummary()
         s.struct_size = ctypes.sizeof(s)
         library.check(lib.flopspack_simulate_result_summary(result, ctypes.byref(s)))
-        return {name: getattr(s, name) for name, _ in SimulateSummary._fields_
-                if name != "struct_size"}
+        out = {name: getattr(s, name) for name, _ in SimulateSummary._fields_
+               if name != "struct_size"}
+        out["sync"] = SYNC_NAMES[out["sync"]]
+        out["pipeline_schedule"] = PIPELINE_SCHEDULE_NAMES[out["pipeline_schedule"]]
+        return out
     finally:
         lib.flopspack_simulate_result_destroy(result)
 

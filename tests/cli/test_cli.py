@@ -497,6 +497,7 @@ def test_compare_two_datasets(lib, tmp_path, small_txt):
 
 # ---- simulate ---------------------------------------------------------------
 
+SYNC_NAMES = {0: "step", 1: "microbatch"}
 SIM_POLICIES = {"random": 0, "token-balanced": 1, "buckets": 2, "planner": 3,
                 "planner-random": 4, "planner-tokens": 5, "planner-sequences": 6}
 
@@ -516,6 +517,35 @@ def test_simulate_matches_the_library(lib, small_txt):
                 assert got[key] is None, key
             else:
                 assert got[key] == value, (r["policy"], key)
+
+
+def test_simulate_topology_matches_the_library(lib, small_txt):
+    """--sync and --pipeline-stages reach the library (every policy, the
+    summary field for field), and the text says which topology it assumed."""
+    from flopspack_ctypes import simulate
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    for flags, sync, stages, assumed in (
+            (["--sync=microbatch"], 1, 0, "synchronize at every microbatch"),
+            (["--pipeline-stages=3"], 0, 3, "pipeline of 3 stages")):
+        common = ["simulate", small_txt, "--ranks=2", "--microbatches=3", "--capacity=1024",
+                  "--max-tokens=1280", "--steps=4", "--seed=5",
+                  "--policies=random,planner", *flags]
+        doc = run_json(*common)
+        assert doc["settings"]["sync"] == SYNC_NAMES[sync]
+        assert doc["settings"]["pipeline_stages"] == stages
+        for r in doc["results"]:
+            expected = simulate(lib, SMALL, model, policy=SIM_POLICIES[r["policy"]],
+                                num_ranks=2, microbatches=3, tokens=1024, max_tokens=1280,
+                                steps=4, seed=5, sync=sync, pipeline_stages=stages)
+            assert r["summary"]["sync"] == SYNC_NAMES[sync]
+            for key, value in expected.items():
+                got = r["summary"][key]
+                assert (got is None) if value != value else got == value, (r["policy"], key)
+        assert "assumed: " in run(*common).stdout and assumed in run(*common).stdout
+    assert "--pipeline-stages=1025: at most 1024 stages (0 or 1 = none)" in \
+        run("simulate", small_txt, "--pipeline-stages=1025", check=2).stderr
+    assert "--sync=fsdp: expected step, microbatch" in \
+        run("report", small_txt, "--out=r", "--sync=fsdp", check=2).stderr
 
 
 def test_simulate_sweep_matches_the_library(lib, small_txt):

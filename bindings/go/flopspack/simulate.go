@@ -42,6 +42,13 @@ type SimulateOptions struct {
 	NumSteps               uint64
 	Seed                   uint64
 	RecordSteps            bool
+	// The trainer's topology (docs/straggler-emulator.md, Topology): a
+	// step lasts the slowest rank (SyncStep), the sum over slots of each
+	// slot's slowest microbatch (SyncMicrobatch), or with PipelineStages >= 2
+	// the slowest replica's 1F1B makespan. The planner policies plan for it.
+	Sync             Sync
+	PipelineStages   uint32 // per replica; 0 or 1 = none, at most 1024
+	PipelineSchedule PipelineSchedule
 }
 
 // DefaultSimulateOptions returns the library's defaults.
@@ -51,7 +58,9 @@ func DefaultSimulateOptions() SimulateOptions {
 	return SimulateOptions{Policy: SimPolicy(c.GetPolicy()), NumRanks: c.GetNum_ranks(),
 		MicrobatchesPerRank: c.GetMicrobatches_per_rank(), TokensPerMicrobatch: c.GetTokens_per_microbatch(),
 		MaxTokensPerMicrobatch: c.GetMax_tokens_per_microbatch(), NumSteps: c.GetNum_steps(),
-		Seed: c.GetSeed(), RecordSteps: c.GetRecord_steps() == 1}
+		Seed: c.GetSeed(), RecordSteps: c.GetRecord_steps() == 1,
+		Sync: Sync(c.GetSync()), PipelineStages: uint32(c.GetPipeline_stages()),
+		PipelineSchedule: PipelineSchedule(c.GetPipeline_schedule())}
 }
 
 func (o SimulateOptions) toC() capi.Flopspack_simulate_options {
@@ -64,6 +73,9 @@ func (o SimulateOptions) toC() capi.Flopspack_simulate_options {
 	c.SetNum_steps(o.NumSteps)
 	c.SetSeed(o.Seed)
 	c.SetRecord_steps(b2i(o.RecordSteps))
+	c.SetSync(int(o.Sync))
+	c.SetPipeline_stages(uint(o.PipelineStages))
+	c.SetPipeline_schedule(int(o.PipelineSchedule))
 	return c
 }
 
@@ -77,6 +89,12 @@ type SimulationSummary struct {
 	MeanFill, MeanPaddingEfficiency, RelativeThroughput float64
 	MeanStepTime, PredictedEfficiency                   float64
 	RealTokens, ComputedTokens                          int64
+	// The topology the step times follow, and the mean efficiency under it
+	// (useful work per GPU / step time; = MeanBalanceEfficiency under SyncStep).
+	Sync               Sync
+	PipelineStages     uint32
+	PipelineSchedule   PipelineSchedule
+	MeanSyncEfficiency float64
 }
 
 // Simulation is the result of Simulate (flopspack_simulate_result).

@@ -97,6 +97,59 @@ func TestSimulateAndSweep(t *testing.T) {
 	}
 }
 
+func TestSimulateTopology(t *testing.T) {
+	model, err := NewPolynomialModel(0, 0, 1, 1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	lengths := randomLengths(4000, 4, 3000)
+	run := func(sync Sync, stages uint32) (SimulationSummary, []float64) {
+		opts := DefaultSimulateOptions()
+		opts.NumRanks, opts.MicrobatchesPerRank, opts.TokensPerMicrobatch = 16, 4, 2048
+		opts.NumSteps, opts.RecordSteps, opts.Seed = 10, true, 5
+		opts.Sync, opts.PipelineStages = sync, stages
+		sim, err := Simulate(lengths, model, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		sum, _ := sim.Summary()
+		times, _ := sim.Series(SeriesStepTime)
+		return sum, times
+	}
+	step, stepTimes := run(SyncStep, 0)
+	micro, microTimes := run(SyncMicrobatch, 0)
+	pipe, _ := run(SyncStep, 4)
+	if step.Sync != SyncStep || micro.Sync != SyncMicrobatch || pipe.PipelineStages != 4 ||
+		pipe.PipelineSchedule != Pipeline1F1B {
+		t.Fatalf("models %+v %+v %+v", step, micro, pipe)
+	}
+	if step.MeanSyncEfficiency != step.MeanBalanceEfficiency ||
+		micro.MeanBalanceEfficiency != step.MeanBalanceEfficiency {
+		t.Fatalf("efficiencies %+v %+v", step, micro)
+	}
+	for i := range stepTimes {
+		if microTimes[i] < stepTimes[i] {
+			t.Fatalf("step %d: sum of slot maxima %v below the slowest rank %v", i, microTimes[i], stepTimes[i])
+		}
+	}
+	if micro.RelativeThroughput >= step.RelativeThroughput || pipe.MeanSyncEfficiency > 4.0/7+1e-12 ||
+		!math.IsNaN(pipe.PredictedEfficiency) {
+		t.Fatalf("throughputs %+v %+v %+v", step, micro, pipe)
+	}
+	bad := DefaultSimulateOptions()
+	bad.PipelineStages = 1025
+	if _, err := Simulate(lengths, model, bad); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("1025 stages: %v", err)
+	}
+	bad = DefaultSimulateOptions()
+	bad.Sync = 9
+	if _, err := Simulate(lengths, model, bad); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("sync 9: %v", err)
+	}
+}
+
 // 2,700,000 = 329 x 8192 + 4832: as trained at 8192 the document costs its
 // 330 pieces (document cost 1 + 2l + 0.01l^2).
 func TestStatsCostCapacityCostsPieces(t *testing.T) {

@@ -654,6 +654,10 @@ class SimulationSummary:
     predicted_efficiency: float
     real_tokens: int
     computed_tokens: int
+    sync: Sync
+    pipeline_stages: int
+    pipeline_schedule: PipelineSchedule
+    mean_sync_efficiency: float
 
 class Simulation(_Handle):
     @property
@@ -679,6 +683,9 @@ def simulate(
     num_steps: Optional[int] = ...,
     seed: Optional[int] = ...,
     record_steps: bool = ...,
+    sync: Sync = ...,
+    pipeline_stages: int = ...,
+    pipeline_schedule: PipelineSchedule = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
 ) -> Simulation: ...
 def simulate_sweep(
@@ -692,6 +699,9 @@ def simulate_sweep(
     max_tokens_per_microbatch: Optional[int] = ...,
     num_steps: Optional[int] = ...,
     seed: Optional[int] = ...,
+    sync: Sync = ...,
+    pipeline_stages: int = ...,
+    pipeline_schedule: PipelineSchedule = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
 ) -> Sweep: ...
 

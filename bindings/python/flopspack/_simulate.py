@@ -13,6 +13,7 @@ from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
 from ._handle import Handle
+from ._planner import PipelineSchedule, Sync
 from ._stats import Stats
 
 ProgressFn = Callable[[int, int], Any]
@@ -57,6 +58,13 @@ class SimulationSummary:
     predicted_efficiency: float
     real_tokens: int
     computed_tokens: int
+    #: The topology the step times follow (docs/straggler-emulator.md,
+    #: Topology) and the mean efficiency under it: useful work per GPU (the
+    #: mean rank cost, / pipeline_stages with pipelines) / step time.
+    sync: Sync
+    pipeline_stages: int
+    pipeline_schedule: PipelineSchedule
+    mean_sync_efficiency: float
 
 
 # The C type of each flopspack_simulate_options field a caller may set.
@@ -69,6 +77,9 @@ _OPTION_CHECKS = {
     "num_steps": _validate.uint64,
     "seed": _validate.uint64,
     "record_steps": _validate.flag,
+    "sync": lambda value, name: _validate.choice(value, Sync, name),
+    "pipeline_stages": _validate.uint32,
+    "pipeline_schedule": lambda value, name: _validate.choice(value, PipelineSchedule, name),
 }
 
 
@@ -94,9 +105,10 @@ class Simulation(Handle):
     @property
     def summary(self) -> SimulationSummary:
         c = _capi.flopspack_simulate_result_summary(self._handle)
-        return SimulationSummary(
-            **{f.name: getattr(c, f.name) for f in dataclasses.fields(SimulationSummary)}
-        )
+        fields = {f.name: getattr(c, f.name) for f in dataclasses.fields(SimulationSummary)}
+        fields["sync"] = Sync(fields["sync"])
+        fields["pipeline_schedule"] = PipelineSchedule(fields["pipeline_schedule"])
+        return SimulationSummary(**fields)
 
     def series(self, kind: SimSeries) -> np.ndarray:
         """One value per step (needs record_steps=True)."""
@@ -133,10 +145,17 @@ def simulate(
     num_steps: Optional[int] = None,
     seed: Optional[int] = None,
     record_steps: bool = False,
+    sync: Sync = Sync.STEP,
+    pipeline_stages: int = 0,
+    pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
     progress: Optional[ProgressFn] = None,
 ) -> Simulation:
     """Simulates a training run; options left None take the library's
-    defaults. progress(done, total) is called after every step; returning
+    defaults. sync and pipeline_stages say how the trainer synchronizes: a
+    step lasts the slowest rank (STEP), the sum over slots of each slot's
+    slowest microbatch (MICROBATCH: FSDP / ZeRO-3), or with
+    pipeline_stages >= 2 the slowest replica's 1F1B makespan; the planner
+    policies plan for it. progress(done, total) is called after every step; returning
     False (or raising an Exception) cancels with CancelledError. Ctrl-C
     stops the run within a step (with or without progress) and raises
     KeyboardInterrupt."""
@@ -144,7 +163,8 @@ def simulate(
         policy=policy, num_ranks=num_ranks, microbatches_per_rank=microbatches_per_rank,
         tokens_per_microbatch=tokens_per_microbatch,
         max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
-        record_steps=record_steps,
+        record_steps=record_steps, sync=sync, pipeline_stages=pipeline_stages,
+        pipeline_schedule=pipeline_schedule,
     )
     array = _arrays.lengths(lengths)
     h = _capi.flopspack_py_simulate(
@@ -173,13 +193,18 @@ def simulate_sweep(
     max_tokens_per_microbatch: Optional[int] = None,
     num_steps: Optional[int] = None,
     seed: Optional[int] = None,
+    sync: Sync = Sync.STEP,
+    pipeline_stages: int = 0,
+    pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
     progress: Optional[ProgressFn] = None,
 ) -> Sweep:
-    """Simulates at each rank count (see flopspack_simulate_sweep)."""
+    """Simulates at each rank count (see flopspack_simulate_sweep); the
+    sampled efficiency is the one under the sync model."""
     o = _options(
         policy=policy, microbatches_per_rank=microbatches_per_rank,
         tokens_per_microbatch=tokens_per_microbatch,
         max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
+        sync=sync, pipeline_stages=pipeline_stages, pipeline_schedule=pipeline_schedule,
     )
     counts = _arrays.offsets(rank_counts, "rank_counts")
     sampled = np.empty(len(counts), dtype=np.float64)

@@ -90,6 +90,34 @@ def test_sweep():
         flopspack.simulate(L, MODEL, num_ranks=0)
 
 
+def test_simulate_topology():
+    kwargs = dict(num_ranks=16, microbatches_per_rank=4, tokens_per_microbatch=2048,
+                  num_steps=10, record_steps=True, seed=5)
+    step = flopspack.simulate(L, MODEL, **kwargs)
+    micro = flopspack.simulate(L, MODEL, sync=flopspack.Sync.MICROBATCH, **kwargs)
+    pipe = flopspack.simulate(L, MODEL, pipeline_stages=4, **kwargs)
+    s, m, p = step.summary, micro.summary, pipe.summary
+    assert s.sync is flopspack.Sync.STEP and m.sync is flopspack.Sync.MICROBATCH
+    assert p.pipeline_stages == 4 and p.pipeline_schedule is flopspack.PipelineSchedule.ONE_F_ONE_B
+    assert s.mean_sync_efficiency == s.mean_balance_efficiency
+    # Random dealing ignores the model: the same microbatches, and the sum
+    # of slot maxima is at least the slowest rank in every step.
+    assert m.mean_balance_efficiency == s.mean_balance_efficiency
+    t_step = step.series(flopspack.SimSeries.STEP_TIME)
+    t_micro = micro.series(flopspack.SimSeries.STEP_TIME)
+    assert np.all(t_micro >= t_step)
+    assert m.relative_throughput < s.relative_throughput
+    # Four stages, four microbatches: at most M / (M + P - 1) of the time works.
+    assert p.mean_sync_efficiency <= 4 / 7 + 1e-12 and np.isnan(p.predicted_efficiency)
+    sweep = flopspack.simulate_sweep(L, MODEL, [4, 32], num_steps=5, microbatches_per_rank=2,
+                                     sync=flopspack.Sync.MICROBATCH)
+    assert np.all((0 < sweep.sampled_efficiency) & (sweep.sampled_efficiency <= 1))
+    with pytest.raises(flopspack.InvalidArgumentError, match="pipeline_stages = 1025"):
+        flopspack.simulate(L, MODEL, pipeline_stages=1025)
+    with pytest.raises((ValueError, flopspack.InvalidArgumentError)):
+        flopspack.simulate(L, MODEL, sync=7)
+
+
 def test_cost_capacity_costs_a_long_document_as_its_pieces():
     # 2,700,000 = 329 x 8192 + 4832: as trained at 8192 the document costs
     # its 330 pieces (document cost 1 + 2 l + 0.01 l^2; the per-sequence 5

@@ -7,6 +7,30 @@
 
 namespace flopspack::pack {
 
+double MicrobatchSyncCost(absl::Span<const double> slot_major, int64_t ranks) {
+  const size_t r = static_cast<size_t>(ranks);
+  double sum_max = 0;
+  for (size_t j = 0; j * r < slot_major.size(); ++j) {
+    double largest = 0;
+    for (size_t k = 0; k < r; ++k) largest = std::max(largest, slot_major[j * r + k]);
+    sum_max += largest;
+  }
+  return sum_max;
+}
+
+double MaxReplicaMakespan(absl::Span<const double> slot_major, int64_t ranks, int64_t stages,
+                          std::vector<double>& replica) {
+  const size_t r = static_cast<size_t>(ranks);
+  const size_t mb = slot_major.size() / r;
+  replica.resize(mb);
+  double makespan = 0;
+  for (size_t k = 0; k < r; ++k) {
+    for (size_t j = 0; j < mb; ++j) replica[j] = slot_major[j * r + k];
+    makespan = std::max(makespan, OneFOneBMakespan(replica, stages));
+  }
+  return makespan;
+}
+
 void ComputeSyncMetrics(Plan& plan, int64_t pipeline_stages, const SyncBoundInputs& in) {
   PlanMetrics& m = plan.metrics();
   const int64_t r = static_cast<int64_t>(m.num_ranks);
@@ -17,7 +41,7 @@ void ComputeSyncMetrics(Plan& plan, int64_t pipeline_stages, const SyncBoundInpu
   for (size_t g = 0; g < plan.group_count(); ++g) {
     cost[plan.group_slot(g) * r + plan.group_rank(g)] += plan.group_cost(g);
   }
-  double sum_mean = 0, sum_max = 0, sum_balance = 0;
+  double sum_mean = 0, sum_balance = 0;
   for (int64_t j = 0; j < mb; ++j) {
     double total = 0, largest = 0;
     for (int64_t k = 0; k < r; ++k) {
@@ -26,9 +50,9 @@ void ComputeSyncMetrics(Plan& plan, int64_t pipeline_stages, const SyncBoundInpu
     }
     const double mean = total / static_cast<double>(r);
     sum_mean += mean;
-    sum_max += largest;
     sum_balance += largest > 0 ? mean / largest : 1.0;
   }
+  const double sum_max = MicrobatchSyncCost(cost, r);
   m.microbatch_sync_efficiency = sum_max > 0 ? sum_mean / sum_max : 1.0;
   m.mean_slot_balance = sum_balance / static_cast<double>(mb);
   m.microbatch_sync_cost = sum_max;
@@ -59,12 +83,8 @@ void ComputeSyncMetrics(Plan& plan, int64_t pipeline_stages, const SyncBoundInpu
   m.pipeline_lower_bound = m.pipeline_gap_to_lower_bound = 0;
   if (pipeline_stages < 2) return;
   const int64_t p = pipeline_stages;
-  std::vector<double> replica(mb);
-  double makespan = 0;
-  for (int64_t k = 0; k < r; ++k) {
-    for (int64_t j = 0; j < mb; ++j) replica[j] = cost[j * r + k];
-    makespan = std::max(makespan, OneFOneBMakespan(replica, p));
-  }
+  std::vector<double> replica;
+  const double makespan = MaxReplicaMakespan(cost, r, p, replica);
   const double pd = static_cast<double>(p);
   m.pipeline_makespan = makespan;
   const double work_per_stage = m.mean_rank_cost / pd;

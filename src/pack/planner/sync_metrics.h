@@ -12,7 +12,9 @@
 #define FLOPSPACK_PACK_PLANNER_SYNC_METRICS_H_
 
 #include <cstdint>
+#include <vector>
 
+#include "absl/types/span.h"
 #include "pack/primitives/plan.h"
 
 namespace flopspack::pack {
@@ -31,6 +33,21 @@ struct SyncBoundInputs {
   int64_t tokens = 0;                  // placed tokens
   int64_t cap = 0;                     // tokens per microbatch
 };
+
+// The step times of one step under each synchronization model, from its
+// microbatch costs in slot-major order (cost[j * ranks + k] = rank k's
+// microbatch in slot j; ranks >= 1, the size a multiple of ranks). The plan
+// metrics below and the straggler emulator (src/sim/) both use them.
+//
+// Microbatch-synchronous (FSDP / ZeRO-3): Σ over slots of the slowest
+// rank's microbatch in that slot, summed in slot order.
+double MicrobatchSyncCost(absl::Span<const double> slot_major, int64_t ranks);
+
+// Pipelines: each rank a replica of `stages` (>= 1) stages running its
+// microbatches in slot order under 1F1B (pipeline_schedule.h); the makespan
+// of the slowest replica. `replica` is scratch (resized to the slots).
+double MaxReplicaMakespan(absl::Span<const double> slot_major, int64_t ranks, int64_t stages,
+                          std::vector<double>& replica);
 
 // Fills the microbatch-synchronous figures (efficiency, mean slot balance,
 // step cost, bound, gap) of a plan whose rank metrics (ComputeRankMetrics,

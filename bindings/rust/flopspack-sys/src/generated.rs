@@ -882,6 +882,9 @@ pub struct flopspack_simulate_options {
     pub record_steps: i32,
     pub progress: flopspack_progress_fn,
     pub progress_user_data: *mut ::std::os::raw::c_void,
+    pub sync: i32,
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: i32,
 }
 extern "C" {
     pub fn flopspack_simulate_options_init(options: *mut flopspack_simulate_options);
@@ -920,6 +923,10 @@ pub struct flopspack_simulate_summary {
     pub predicted_efficiency: f64,
     pub real_tokens: i64,
     pub computed_tokens: i64,
+    pub sync: i32,
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: i32,
+    pub mean_sync_efficiency: f64,
 }
 extern "C" {
     pub fn flopspack_simulate_result_summary(

@@ -252,6 +252,9 @@ pub struct flopspack_simulate_options {
     pub record_steps: i32,
     pub progress: flopspack_progress_fn,
     pub progress_user_data: *mut c_void,
+    pub sync: i32,
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: i32,
 }
 
 #[repr(C)]
@@ -274,6 +277,10 @@ pub struct flopspack_simulate_summary {
     pub predicted_efficiency: f64,
     pub real_tokens: i64,
     pub computed_tokens: i64,
+    pub sync: i32,
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: i32,
+    pub mean_sync_efficiency: f64,
 }
 
 /// `flopspack_pack_options`; `cost_model` is borrowed for the call (NULL =

@@ -3,6 +3,7 @@
 
 use crate::cost::CostModel;
 use crate::error::{check, Result};
+use crate::planner::{PipelineSchedule, SyncModel};
 use crate::stats::Stats;
 use crate::sys;
 use std::os::raw::{c_int, c_void};
@@ -47,6 +48,15 @@ pub struct SimulateOptions {
     pub num_steps: u64,
     pub seed: u64,
     pub record_steps: bool,
+    /// The trainer's topology (docs/straggler-emulator.md, Topology): a step
+    /// lasts the slowest rank (`Step`), the sum over slots of each slot's
+    /// slowest microbatch (`Microbatch`: FSDP / ZeRO-3), or with
+    /// `pipeline_stages >= 2` the slowest replica's 1F1B makespan. The
+    /// planner policies plan for it.
+    pub sync: SyncModel,
+    /// Per replica; 0 or 1 = none, at most 1024.
+    pub pipeline_stages: u32,
+    pub pipeline_schedule: PipelineSchedule,
 }
 
 fn init() -> sys::flopspack_simulate_options {
@@ -62,6 +72,9 @@ fn init() -> sys::flopspack_simulate_options {
         record_steps: 0,
         progress: None,
         progress_user_data: ptr::null_mut(),
+        sync: 0,
+        pipeline_stages: 0,
+        pipeline_schedule: 0,
     };
     // SAFETY: fills a local struct.
     unsafe { sys::flopspack_simulate_options_init(&mut c) };
@@ -80,6 +93,9 @@ impl Default for SimulateOptions {
             num_steps: c.num_steps,
             seed: c.seed,
             record_steps: c.record_steps == 1,
+            sync: SyncModel::Step,
+            pipeline_stages: c.pipeline_stages,
+            pipeline_schedule: PipelineSchedule::OneFOneB,
         }
     }
 }
@@ -115,6 +131,14 @@ fn to_c(o: &SimulateOptions, progress: &mut Option<Progress>) -> sys::flopspack_
     c.num_steps = o.num_steps;
     c.seed = o.seed;
     c.record_steps = o.record_steps as i32;
+    c.sync = (match o.sync {
+        SyncModel::Step => sys::FLOPSPACK_SYNC_STEP,
+        SyncModel::Microbatch => sys::FLOPSPACK_SYNC_MICROBATCH,
+    }) as i32;
+    c.pipeline_stages = o.pipeline_stages;
+    c.pipeline_schedule = (match o.pipeline_schedule {
+        PipelineSchedule::OneFOneB => sys::FLOPSPACK_PIPELINE_1F1B,
+    }) as i32;
     if let Some(p) = progress {
         c.progress = Some(progress_trampoline);
         c.progress_user_data = p as *mut Progress as *mut c_void;

@@ -666,6 +666,7 @@ fn golden_stats_and_simulate() {
             num_steps: o.get("num_steps").int() as u64,
             seed: o.get("seed").int() as u64,
             record_steps: true,
+            ..Default::default()
         };
         let model = model.unwrap();
         let run = simulate(&lengths, &model, &options, None).unwrap();

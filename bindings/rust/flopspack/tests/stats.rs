@@ -1,5 +1,6 @@
 use flopspack::{
-    simulate, simulate_sweep, CostModel, SimSeries, SimulateOptions, Stats, Status, Weighting,
+    simulate, simulate_sweep, CostModel, SimSeries, SimulateOptions, Stats, Status, SyncModel,
+    Weighting,
 };
 
 mod common;
@@ -85,6 +86,52 @@ fn simulate_progress_cancel_and_sweep() {
         simulate(&docs, &model, &bad, None).err().unwrap().status(),
         Status::InvalidArgument
     );
+}
+
+#[test]
+fn simulate_topology() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    let docs = lengths(4000, 4, 3000);
+    let base = SimulateOptions {
+        num_ranks: 16,
+        microbatches_per_rank: 4,
+        tokens_per_microbatch: 2048,
+        num_steps: 10,
+        record_steps: true,
+        seed: 5,
+        ..Default::default()
+    };
+    assert_eq!(base.sync, SyncModel::Step);
+    let step = simulate(&docs, &model, &base, None).unwrap();
+    let micro_options = SimulateOptions {
+        sync: SyncModel::Microbatch,
+        ..base
+    };
+    let micro = simulate(&docs, &model, &micro_options, None).unwrap();
+    let pipe_options = SimulateOptions {
+        pipeline_stages: 4,
+        ..base
+    };
+    let pipe = simulate(&docs, &model, &pipe_options, None).unwrap();
+    let (s, m, p) = (step.summary(), micro.summary(), pipe.summary());
+    assert_eq!((s.sync, m.sync, p.pipeline_stages), (0, 1, 4));
+    assert_eq!(s.mean_sync_efficiency, s.mean_balance_efficiency);
+    // Random dealing ignores the model: the same microbatches, and the sum of
+    // slot maxima is at least the slowest rank in every step.
+    assert_eq!(m.mean_balance_efficiency, s.mean_balance_efficiency);
+    let t_step = step.series(SimSeries::StepTime).unwrap();
+    let t_micro = micro.series(SimSeries::StepTime).unwrap();
+    assert!(t_step.iter().zip(&t_micro).all(|(a, b)| b >= a));
+    assert!(m.relative_throughput < s.relative_throughput);
+    // Four stages, four microbatches: at most M / (M + P - 1) of the time works.
+    assert!(p.mean_sync_efficiency <= 4.0 / 7.0 + 1e-12 && p.predicted_efficiency.is_nan());
+    let bad = SimulateOptions {
+        pipeline_stages: 1025,
+        ..base
+    };
+    let e = simulate(&docs, &model, &bad, None).err().unwrap();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.to_string().contains("pipeline_stages = 1025"), "{e}");
 }
 
 /// 2,700,000 = 329 x 8192 + 4832: as trained at 8192 the document costs
