@@ -1,6 +1,7 @@
 #include "pack/balance/feasible.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <set>
 #include <utility>
@@ -81,10 +82,28 @@ class Search {
     if (free < remaining_) return 0;
     const int32_t item = order_[depth];
     const int64_t t = limits_.item_tokens(item);
-    std::set<std::pair<int64_t, size_t>> tried;  // groups in the same state are interchangeable
+    // Groups in the same state (load, count) are interchangeable: try the
+    // first (lowest index) of each. The candidates of every level live on one
+    // stack reused across the recursion: no allocation per node (a std::set
+    // per level cost ~40% of the balance tests' time under AddressSanitizer).
+    const size_t start = tries_.size();
+    scratch_.clear();
     for (size_t g = 0; g < load_.size(); ++g) {
       if (!CanAdd(g) || load_[g] + t > limits_.max_tokens) continue;
-      if (!tried.emplace(load_[g], count_[g]).second) continue;
+      scratch_.push_back({load_[g], count_[g], g});
+    }
+    std::sort(scratch_.begin(), scratch_.end());
+    for (size_t i = 0; i < scratch_.size(); ++i) {
+      if (i > 0 && scratch_[i].load == scratch_[i - 1].load &&
+          scratch_[i].count == scratch_[i - 1].count) {
+        continue;
+      }
+      tries_.push_back(scratch_[i].group);
+    }
+    std::sort(tries_.begin() + static_cast<std::ptrdiff_t>(start), tries_.end());
+    const size_t end = tries_.size();
+    for (size_t i = start; i < end; ++i) {
+      const size_t g = tries_[i];
       const bool to_high = limits_.equal_count && count_[g] == low_;
       high_used_ += to_high;
       load_[g] += t;
@@ -98,8 +117,20 @@ class Search {
       --count_[g];
       remaining_ += t;
     }
+    tries_.resize(start);
     return 0;
   }
+
+  struct Candidate {
+    int64_t load;
+    size_t count;
+    size_t group;
+    bool operator<(const Candidate& o) const {
+      if (load != o.load) return load < o.load;
+      if (count != o.count) return count < o.count;
+      return group < o.group;
+    }
+  };
 
   absl::Span<const int32_t> order_;
   const GroupLimits& limits_;
@@ -110,6 +141,8 @@ class Search {
   std::vector<size_t> count_;
   std::vector<int32_t> group_;
   size_t low_, high_slots_, high_used_ = 0;
+  std::vector<size_t> tries_;       // each level's groups to try, stacked
+  std::vector<Candidate> scratch_;  // one level's candidates, while it sorts them
 };
 
 }  // namespace
