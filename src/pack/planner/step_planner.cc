@@ -367,53 +367,6 @@ void KeepLighter(Items& items, std::vector<double>& costs, Items& other,
 // worth more than the last fraction of a percent.
 constexpr double kCutToShareBelow = 0.99;
 
-// The fallbacks where documents had to be cut: the token-balanced planner
-// on the cap-sized pieces (when every rank must be full, balancing tokens
-// can win), replacing the plan when its rank balance is higher; then, when
-// the plan is still below kCutToShareBelow, the cut to the share
-// (cut_to_share.h), replacing it when its balance is higher by more than the
-// planner's tolerance.
-absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut,
-                          const cost::CostModel& model, const ExtraCosts& extra,
-                          absl::Span<const int64_t> lengths, absl::Span<const int64_t> kept,
-                          const StepOptions& o, int64_t m, int64_t total, StepStats* stats) {
-  const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
-  const double overhead = model.SequenceOverhead();
-  if (stats != nullptr) stats->documents_balance = RankBalance(items, costs, overhead, r, m).first;
-  StepOptions fixed = o;
-  fixed.microbatches_per_rank = m;
-  std::vector<double> token_costs(capcut.tokens.begin(), capcut.tokens.end());
-  absl::StatusOr<int64_t> found = RunDocuments(capcut, token_costs, fixed, total, nullptr);
-  if (!found.ok()) return found.status();
-  absl::StatusOr<std::vector<double>> capcut_costs =
-      ItemCosts(model, capcut.doc, capcut.tokens, extra);
-  if (!capcut_costs.ok()) return capcut_costs.status();
-  if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
-  capcut_costs = ItemCosts(model, capcut.doc, capcut.tokens, extra);
-  if (!capcut_costs.ok()) return capcut_costs.status();
-  KeepLighter(items, costs, capcut, *capcut_costs, overhead, r, m, 0, StepStats::PlannedBy::kTokens,
-              stats);
-  if (RankBalance(items, costs, overhead, r, m).first >= kCutToShareBelow) {
-    return absl::OkStatus();
-  }
-  absl::StatusOr<std::vector<SharePiece>> cut = CutToShare(model, lengths, kept, r, m, cap);
-  if (!cut.ok()) return cut.status();
-  if (!cut->empty() && static_cast<int64_t>(cut->size()) <= kMaxStepItems) {
-    Items other;
-    other.Reserve(cut->size());
-    for (const SharePiece& p : *cut) {
-      other.Add(p.doc, p.tokens);
-      other.where.back() = p.where;
-    }
-    absl::StatusOr<std::vector<double>> other_costs =
-        ItemCosts(model, other.doc, other.tokens, extra);
-    if (!other_costs.ok()) return other_costs.status();
-    KeepLighter(items, costs, other, *other_costs, overhead, r, m, o.tolerance,
-                StepStats::PlannedBy::kCutToShare, stats);
-  }
-  return absl::OkStatus();
-}
-
 // Microbatch-synchronous efficiency (the sum over slots of the slots' mean
 // microbatch cost over the sum of their maxima) of items placed in r x m
 // microbatches, and that sum of maxima: a microbatch costs its items plus
@@ -467,17 +420,31 @@ void KeepBetterSynced(Items& items, std::vector<double>& costs, Items& other,
   }
 }
 
-// TryFallbacks under MICROBATCH: the same two fallbacks, each plan's
-// microbatches banded for the slots, judged by the microbatch-synchronous
-// efficiency instead of the rank balance (the token-balanced planner plans
-// for STEP: it balances ranks, the bands then gather its heavy microbatches
-// into the same slots).
-absl::Status TrySyncFallbacks(Items& items, std::vector<double>& costs, Items capcut,
-                              const cost::CostModel& model, const ExtraCosts& extra,
-                              absl::Span<const int64_t> lengths, absl::Span<const int64_t> kept,
-                              const StepOptions& o, int64_t m, int64_t total, StepStats* stats) {
+// The fallbacks where documents had to be cut: the token-balanced planner
+// on the cap-sized pieces (when every rank must be full, balancing tokens
+// can win), replacing the plan when it balances better; then, when the plan
+// is still below kCutToShareBelow, the cut to the share (cut_to_share.h),
+// replacing it when it balances better by more than the planner's
+// tolerance. "Balances better": the rank balance under STEP
+// (KeepLighter); under MICROBATCH the microbatch-synchronous efficiency,
+// each plan's microbatches banded for the slots first (KeepBetterSynced;
+// the token-balanced planner plans for STEP: it balances ranks, the bands
+// then gather its heavy microbatches into the same slots).
+absl::Status TryFallbacks(Items& items, std::vector<double>& costs, Items capcut,
+                          const cost::CostModel& model, const ExtraCosts& extra,
+                          absl::Span<const int64_t> lengths, absl::Span<const int64_t> kept,
+                          const StepOptions& o, int64_t m, int64_t total, bool microbatch_sync,
+                          StepStats* stats) {
   const int64_t r = o.num_ranks, cap = o.max_tokens_per_microbatch;
   const double overhead = model.SequenceOverhead();
+  auto keep_better = [&](Items& other, std::vector<double>& other_costs, double margin,
+                         StepStats::PlannedBy by) {
+    if (microbatch_sync) {
+      KeepBetterSynced(items, costs, other, other_costs, overhead, r, m, cap, margin, by, stats);
+    } else {
+      KeepLighter(items, costs, other, other_costs, overhead, r, m, margin, by, stats);
+    }
+  };
   if (stats != nullptr) stats->documents_balance = RankBalance(items, costs, overhead, r, m).first;
   StepOptions fixed = o;
   fixed.microbatches_per_rank = m;
@@ -491,11 +458,10 @@ absl::Status TrySyncFallbacks(Items& items, std::vector<double>& costs, Items ca
   if (absl::Status s = SplitIntoRoom(capcut, *capcut_costs, r, m, cap); !s.ok()) return s;
   capcut_costs = ItemCosts(model, capcut.doc, capcut.tokens, extra);
   if (!capcut_costs.ok()) return capcut_costs.status();
-  KeepBetterSynced(items, costs, capcut, *capcut_costs, overhead, r, m, cap, 0,
-                   StepStats::PlannedBy::kTokens, stats);
-  if (SyncBalance(items, costs, overhead, r, m).first >= kCutToShareBelow) {
-    return absl::OkStatus();
-  }
+  keep_better(capcut, *capcut_costs, 0, StepStats::PlannedBy::kTokens);
+  const double balance = microbatch_sync ? SyncBalance(items, costs, overhead, r, m).first
+                                         : RankBalance(items, costs, overhead, r, m).first;
+  if (balance >= kCutToShareBelow) return absl::OkStatus();
   absl::StatusOr<std::vector<SharePiece>> cut = CutToShare(model, lengths, kept, r, m, cap);
   if (!cut.ok()) return cut.status();
   if (!cut->empty() && static_cast<int64_t>(cut->size()) <= kMaxStepItems) {
@@ -508,8 +474,7 @@ absl::Status TrySyncFallbacks(Items& items, std::vector<double>& costs, Items ca
     absl::StatusOr<std::vector<double>> other_costs =
         ItemCosts(model, other.doc, other.tokens, extra);
     if (!other_costs.ok()) return other_costs.status();
-    KeepBetterSynced(items, costs, other, *other_costs, overhead, r, m, cap, o.tolerance,
-                     StepStats::PlannedBy::kCutToShare, stats);
+    keep_better(other, *other_costs, o.tolerance, StepStats::PlannedBy::kCutToShare);
   }
   return absl::OkStatus();
 }
@@ -819,9 +784,8 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     // the cut to the share) replace the plan when they balance better: the
     // ranks under STEP, the slots under MICROBATCH.
     if (divisible && o.algorithm == StepAlgorithm::kDocuments) {
-      const auto fallbacks = SlotBalanced(o) ? TrySyncFallbacks : TryFallbacks;
-      if (absl::Status s = fallbacks(items, costs, std::move(capcut), model, extra, lengths, kept,
-                                     o, m, total, &fallback);
+      if (absl::Status s = TryFallbacks(items, costs, std::move(capcut), model, extra, lengths,
+                                        kept, o, m, total, SlotBalanced(o), &fallback);
           !s.ok()) {
         return s;
       }
