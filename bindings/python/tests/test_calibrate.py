@@ -112,8 +112,13 @@ def test_calibration_on_a_tiny_decoder_finds_attention_and_beats_tokens(one_thre
     assert [r.model for r in report.quality] == ["fitted", "flops", "tokens"]
     assert fitted.held_out.num_samples == 9 and fitted.train.num_samples == 27
     # Measured on the shared build machine: fitted 3-4% mean relative error
-    # held out, tokens 19-22% (docs/cost-models.md).
-    assert fitted.held_out.mean_relative_error < 0.8 * tokens.held_out.mean_relative_error, str(report)
+    # held out, tokens 19-22% (docs/cost-models.md). Not under a sanitizer:
+    # ASan's allocator ignores keep_freed_memory's mallopt and faults every
+    # activation in again, so timings are its, not the model's (CI stop 26:
+    # timing noise 51%, fitted 43% vs tokens 49%). The CMake and pip stages
+    # run this comparison uninstrumented.
+    if not os.environ.get("FLOPSPACK_SANITIZED"):
+        assert fitted.held_out.mean_relative_error < 0.8 * tokens.held_out.mean_relative_error, str(report)
     # Not compared: held-out R² over 9 samples; under load (timing noise 46%)
     # tokens' R² came out above the fitted model's while its error was twice.
     assert fitted.train.scale == 1 and fitted.train.offset == 0
