@@ -202,6 +202,14 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
       topology_flags += absl::StrFormat(" --pipeline-stages %d", sim.pipeline_stages);
       topology_kwargs += absl::StrFormat(", pipeline_stages=%d", sim.pipeline_stages);
     }
+    if (sim.cp >= 2) {
+      topology_flags += absl::StrFormat(" --cp %d --cp-layout %s", sim.cp, sim.cp_layout);
+      topology_kwargs += absl::StrFormat(
+          ", context_parallel_size=%d, context_parallel_layout=flopspack.CpLayout.%s", sim.cp,
+          sim.cp_layout == "sequence"   ? "SEQUENCE_HEAD_TAIL"
+          : sim.cp_layout == "adaptive" ? "ADAPTIVE"
+                                        : "DOCUMENT_HEAD_TAIL");
+    }
     d.setting = absl::StrFormat(
         "flopspack plan BATCH --ranks %d --microbatches %d --capacity %d --algorithm %s%s", d.at,
         sim.microbatches, memory_cap, algorithm, topology_flags);
