@@ -310,7 +310,9 @@ void Run(const ReportOptions& o, const std::string& path) {
   }
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  const std::vector<SimPolicy> policies = ParsePolicies("random,token-balanced,buckets,planner");
+  // The bucket sampler's padded batches have no CP layout: left out with --cp.
+  const std::vector<SimPolicy> policies = ParsePolicies(
+      o.sim.cp >= 2 ? "random,token-balanced,planner" : "random,token-balanced,buckets,planner");
   const Context context = LoadContext(o.input, o.cost, path);
   MakeDirectories(dir);
   InstallInterruptHandler();
