@@ -1113,6 +1113,19 @@ typedef struct flopspack_simulate_options {
   int32_t sync;              /* flopspack_sync, default FLOPSPACK_SYNC_STEP */
   uint32_t pipeline_stages;  /* per replica, 0 or 1 = none (default), at most 1024 */
   int32_t pipeline_schedule; /* flopspack_pipeline_schedule, default 1F1B */
+  /* Context parallelism (docs/straggler-emulator.md, Context parallelism):
+   * every rank is a data-parallel group of context_parallel_size GPUs
+   * (0 or 1 = none, the default; at most 65536) sharing each microbatch,
+   * cut with context_parallel_layout (flopspack_cp_layout, default
+   * FLOPSPACK_CP_DOCUMENT_HEAD_TAIL). tokens_per_microbatch and
+   * max_tokens_per_microbatch stay per GPU, as in flopspack_step_options: a
+   * microbatch holds context_parallel_size x tokens_per_microbatch tokens
+   * and costs its slowest CP rank. Needs an additive cost model and a
+   * policy other than BUCKETS when > 1. context_parallel_size lies in the
+   * padding of a struct of the library before it: both fields are read only
+   * when struct_size covers context_parallel_layout. */
+  uint32_t context_parallel_size;
+  int32_t context_parallel_layout;
 } flopspack_simulate_options;
 
 FLOPSPACK_API void flopspack_simulate_options_init(flopspack_simulate_options* options);

@@ -687,6 +687,8 @@ def simulate(
     pipeline_stages: int = ...,
     pipeline_schedule: PipelineSchedule = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
+    context_parallel_size: int = ...,
+    context_parallel_layout: CpLayout = ...,
 ) -> Simulation: ...
 def simulate_sweep(
     lengths: _Lengths,
@@ -703,6 +705,8 @@ def simulate_sweep(
     pipeline_stages: int = ...,
     pipeline_schedule: PipelineSchedule = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
+    context_parallel_size: int = ...,
+    context_parallel_layout: CpLayout = ...,
 ) -> Sweep: ...
 
 # ---- Cost-model files and prediction quality (docs/cost-models.md) ----

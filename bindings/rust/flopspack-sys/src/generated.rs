@@ -885,6 +885,8 @@ pub struct flopspack_simulate_options {
     pub sync: i32,
     pub pipeline_stages: u32,
     pub pipeline_schedule: i32,
+    pub context_parallel_size: u32,
+    pub context_parallel_layout: i32,
 }
 extern "C" {
     pub fn flopspack_simulate_options_init(options: *mut flopspack_simulate_options);

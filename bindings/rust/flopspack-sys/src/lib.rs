@@ -255,6 +255,10 @@ pub struct flopspack_simulate_options {
     pub sync: i32,
     pub pipeline_stages: u32,
     pub pipeline_schedule: i32,
+    /// GPUs per context-parallel group; 0 or 1 = none.
+    pub context_parallel_size: u32,
+    /// A `flopspack_cp_layout` value.
+    pub context_parallel_layout: i32,
 }
 
 #[repr(C)]
