@@ -1491,6 +1491,21 @@ FLOPSPACK_API flopspack_status flopspack_multimodal_costs(
     const flopspack_cost_model* encoder, const int64_t* text_tokens, const int64_t* images,
     const int64_t* patches_per_image, size_t n, int64_t* out_tokens, double* out_extra_costs);
 
+/* flopspack_pack where a sequence costs the model's cost of its tokens (or
+ * its tokens, without a model) plus the extra costs of the documents in it:
+ * a split or truncated document's pieces carry extra_costs[i] in proportion
+ * to their tokens. Placement is by tokens (capacity is a token limit), so
+ * the extra costs change the sequence costs and cost metrics, never which
+ * document goes where. extra_costs NULL = none: the same plan as
+ * flopspack_pack, bit for bit. flopspack_balance takes arbitrary costs
+ * already: add the extra costs to the costs passed there (docs/multimodal.md).
+ * Errors: those of flopspack_pack, plus FLOPSPACK_INVALID_ARGUMENT for a
+ * negative, NaN or infinite extra cost (the message names its index) and
+ * FLOPSPACK_OUT_OF_RANGE for costs whose sum overflows a double. */
+FLOPSPACK_API flopspack_status
+flopspack_pack_with_extra_costs(const flopspack_pack_options* options, const int64_t* lengths,
+                                const double* extra_costs, size_t n, flopspack_plan** out);
+
 /* ---- Planning step after step with kept storage (issue 19) ------------- */
 
 /* A step context keeps the step planner's working storage, and the arrays

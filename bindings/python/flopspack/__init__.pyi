@@ -523,6 +523,7 @@ def pack(
     overflow: Overflow = ...,
     seed: int = ...,
     model: Optional[CostModel] = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Plan: ...
 def balance(
     costs: npt.ArrayLike,

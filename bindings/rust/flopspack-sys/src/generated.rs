@@ -1207,6 +1207,15 @@ extern "C" {
         out_extra_costs: *mut f64,
     ) -> flopspack_status;
 }
+extern "C" {
+    pub fn flopspack_pack_with_extra_costs(
+        options: *const flopspack_pack_options,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_step_context {

@@ -900,6 +900,13 @@ extern "C" {
         out_tokens: *mut i64,
         out_extra_costs: *mut f64,
     ) -> flopspack_status;
+    pub fn flopspack_pack_with_extra_costs(
+        options: *const flopspack_pack_options,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
+    ) -> flopspack_status;
     pub fn flopspack_step_context_create(out: *mut *mut flopspack_step_context)
         -> flopspack_status;
     pub fn flopspack_step_context_reserve(
