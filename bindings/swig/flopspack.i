@@ -131,6 +131,7 @@ FLOPSPACK_WRAP(flopspack_simulate_result_pieces)
 FLOPSPACK_WRAP(flopspack_swig_simulate_sweep)
 /* packing and balancing */
 FLOPSPACK_WRAP(flopspack_swig_pack)
+FLOPSPACK_WRAP(flopspack_swig_pack_with_extra_costs)
 FLOPSPACK_WRAP(flopspack_swig_balance)
 /* step planning and the stateful step planner */
 FLOPSPACK_WRAP(flopspack_plan_step)
@@ -604,6 +605,28 @@ flopspack_status flopspack_swig_pack(const flopspack_pack_options* options,
   flopspack_pack_options o = *options;
   o.cost_model = model;
   return flopspack_pack(&o, lengths, n, out);
+}
+
+/* flopspack_pack_with_extra_costs with the cost model as an argument
+ * (NULL = tokens) and the extra costs' length explicit: 0 = none (NULL),
+ * else n. */
+flopspack_status flopspack_swig_pack_with_extra_costs(const flopspack_pack_options* options,
+                                                      const flopspack_cost_model* model,
+                                                      const int64_t* lengths, size_t n,
+                                                      const double* extra_costs,
+                                                      size_t num_extra_costs, flopspack_plan** out) {
+  if (options == NULL) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT, "options must not be NULL");
+  }
+  if (num_extra_costs != 0 && num_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "extra_costs has " + std::to_string(num_extra_costs) +
+                                   " entries for " + std::to_string(n) + " lengths");
+  }
+  flopspack_pack_options o = *options;
+  o.cost_model = model;
+  return flopspack_pack_with_extra_costs(&o, lengths, num_extra_costs == 0 ? NULL : extra_costs, n,
+                                         out);
 }
 
 /* flopspack_balance with the tokens' length explicit: 0 = no tokens, else n. */

@@ -1113,6 +1113,19 @@ typedef struct flopspack_simulate_options {
   int32_t sync;              /* flopspack_sync, default FLOPSPACK_SYNC_STEP */
   uint32_t pipeline_stages;  /* per replica, 0 or 1 = none (default), at most 1024 */
   int32_t pipeline_schedule; /* flopspack_pipeline_schedule, default 1F1B */
+  /* Context parallelism (docs/straggler-emulator.md, Context parallelism):
+   * every rank is a data-parallel group of context_parallel_size GPUs
+   * (0 or 1 = none, the default; at most 65536) sharing each microbatch,
+   * cut with context_parallel_layout (flopspack_cp_layout, default
+   * FLOPSPACK_CP_DOCUMENT_HEAD_TAIL). tokens_per_microbatch and
+   * max_tokens_per_microbatch stay per GPU, as in flopspack_step_options: a
+   * microbatch holds context_parallel_size x tokens_per_microbatch tokens
+   * and costs its slowest CP rank. Needs an additive cost model and a
+   * policy other than BUCKETS when > 1. context_parallel_size lies in the
+   * padding of a struct of the library before it: both fields are read only
+   * when struct_size covers context_parallel_layout. */
+  uint32_t context_parallel_size;
+  int32_t context_parallel_layout;
 } flopspack_simulate_options;
 
 FLOPSPACK_API void flopspack_simulate_options_init(flopspack_simulate_options* options);
@@ -1477,6 +1490,21 @@ FLOPSPACK_API flopspack_status flopspack_plan_step_with_extra_costs(
 FLOPSPACK_API flopspack_status flopspack_multimodal_costs(
     const flopspack_cost_model* encoder, const int64_t* text_tokens, const int64_t* images,
     const int64_t* patches_per_image, size_t n, int64_t* out_tokens, double* out_extra_costs);
+
+/* flopspack_pack where a sequence costs the model's cost of its tokens (or
+ * its tokens, without a model) plus the extra costs of the documents in it:
+ * a split or truncated document's pieces carry extra_costs[i] in proportion
+ * to their tokens. Placement is by tokens (capacity is a token limit), so
+ * the extra costs change the sequence costs and cost metrics, never which
+ * document goes where. extra_costs NULL = none: the same plan as
+ * flopspack_pack, bit for bit. flopspack_balance takes arbitrary costs
+ * already: add the extra costs to the costs passed there (docs/multimodal.md).
+ * Errors: those of flopspack_pack, plus FLOPSPACK_INVALID_ARGUMENT for a
+ * negative, NaN or infinite extra cost (the message names its index) and
+ * FLOPSPACK_OUT_OF_RANGE for costs whose sum overflows a double. */
+FLOPSPACK_API flopspack_status
+flopspack_pack_with_extra_costs(const flopspack_pack_options* options, const int64_t* lengths,
+                                const double* extra_costs, size_t n, flopspack_plan** out);
 
 /* ---- Planning step after step with kept storage (issue 19) ------------- */
 

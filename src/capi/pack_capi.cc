@@ -42,9 +42,20 @@ void flopspack_pack_options_init(flopspack_pack_options* options) {
 
 flopspack_status flopspack_pack(const flopspack_pack_options* options, const int64_t* lengths,
                                 size_t n, flopspack_plan** out) {
+  return flopspack_pack_with_extra_costs(options, lengths, nullptr, n, out);
+}
+
+flopspack_status flopspack_pack_with_extra_costs(const flopspack_pack_options* options,
+                                                 const int64_t* lengths, const double* extra_costs,
+                                                 size_t n, flopspack_plan** out) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(options, "options")) return s;
     if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
+    if (extra_costs != nullptr) {
+      if (flopspack_status s = RequireArray(extra_costs, n, sizeof(double), "extra_costs")) {
+        return s;
+      }
+    }
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     flopspack_pack_options o;
     flopspack_pack_options_init(&o);
@@ -70,7 +81,10 @@ flopspack_status flopspack_pack(const flopspack_pack_options* options, const int
     core.capacity = o.capacity;
     core.seed = o.seed;
     core.cost_model = o.cost_model != nullptr ? o.cost_model->model.get() : nullptr;
-    return Emit(flopspack::pack::Pack(absl::MakeConstSpan(lengths, n), core), out);
+    const absl::Span<const double> extra =
+        extra_costs != nullptr ? absl::MakeConstSpan(extra_costs, n) : absl::Span<const double>();
+    return Emit(flopspack::pack::PackWithExtraCosts(absl::MakeConstSpan(lengths, n), extra, core),
+                out);
   });
 }
 

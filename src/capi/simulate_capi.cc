@@ -1,6 +1,7 @@
 // extern "C" entry points for the straggler emulator: validate pointers,
 // read the options, call the core in src/sim/, map the status.
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "capi/capi_util.h"
@@ -29,6 +30,25 @@ flopspack_status Convert(const flopspack_simulate_options* options,
   flopspack_simulate_options o;
   flopspack_simulate_options_init(&o);
   if (flopspack_status s = ReadOptions(options, &o, "flopspack_simulate_options")) return s;
+  // context_parallel_size lies where a struct of the library before it had
+  // 4 bytes of padding, which such a caller may leave as anything: the CP
+  // fields are read only from a struct that holds both.
+  if (options != nullptr &&
+      options->struct_size < offsetof(flopspack_simulate_options, context_parallel_layout) +
+                                 sizeof(o.context_parallel_layout)) {
+    o.context_parallel_size = 0;
+    o.context_parallel_layout = FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
+  }
+  if (flopspack_status s = ReadEnum(
+          o.context_parallel_layout,
+          {FLOPSPACK_CP_SEQUENCE_HEAD_TAIL, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL, FLOPSPACK_CP_ADAPTIVE},
+          absl::StrFormat("flopspack_simulate_options.context_parallel_layout = %d: not a "
+                          "flopspack_cp_layout value",
+                          o.context_parallel_layout),
+          &out->context_parallel_layout)) {
+    return s;
+  }
+  out->context_parallel_size = o.context_parallel_size;
   if (o.record_steps != 0 && o.record_steps != 1) {
     return SetError(FLOPSPACK_INVALID_ARGUMENT,
                     absl::StrFormat("flopspack_simulate_options.record_steps = %d must be 0 or 1",
@@ -100,6 +120,7 @@ void flopspack_simulate_options_init(flopspack_simulate_options* options) {
   options->microbatches_per_rank = 1;
   options->tokens_per_microbatch = 8192;
   options->num_steps = 100;
+  options->context_parallel_layout = FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
 }
 
 flopspack_status flopspack_simulate(const int64_t* lengths, size_t n,

@@ -202,6 +202,14 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
       topology_flags += absl::StrFormat(" --pipeline-stages %d", sim.pipeline_stages);
       topology_kwargs += absl::StrFormat(", pipeline_stages=%d", sim.pipeline_stages);
     }
+    if (sim.cp >= 2) {
+      topology_flags += absl::StrFormat(" --cp %d --cp-layout %s", sim.cp, sim.cp_layout);
+      topology_kwargs += absl::StrFormat(
+          ", context_parallel_size=%d, context_parallel_layout=flopspack.CpLayout.%s", sim.cp,
+          sim.cp_layout == "sequence"   ? "SEQUENCE_HEAD_TAIL"
+          : sim.cp_layout == "adaptive" ? "ADAPTIVE"
+                                        : "DOCUMENT_HEAD_TAIL");
+    }
     d.setting = absl::StrFormat(
         "flopspack plan BATCH --ranks %d --microbatches %d --capacity %d --algorithm %s%s", d.at,
         sim.microbatches, memory_cap, algorithm, topology_flags);
@@ -302,7 +310,9 @@ void Run(const ReportOptions& o, const std::string& path) {
   }
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  const std::vector<SimPolicy> policies = ParsePolicies("random,token-balanced,buckets,planner");
+  // The bucket sampler's padded batches have no CP layout: left out with --cp.
+  const std::vector<SimPolicy> policies = ParsePolicies(
+      o.sim.cp >= 2 ? "random,token-balanced,planner" : "random,token-balanced,buckets,planner");
   const Context context = LoadContext(o.input, o.cost, path);
   MakeDirectories(dir);
   InstallInterruptHandler();

@@ -222,6 +222,18 @@ void AddSimulationOptions(CLI::App& app, SimSettings& sim, const SimulationHelp&
                  "microbatch slot waits for its slowest rank); the planner policies plan for it",
                  "pipeline stages per data-parallel replica (0 or 1 = none, at most 1024): a step "
                  "then lasts the slowest replica's 1F1B makespan, bubbles included");
+  app.add_option("--cp", sim.cp,
+                 "context-parallel size: every rank is a group of this many GPUs sharing each "
+                 "microbatch (which then holds this many times the tokens per microbatch) and "
+                 "waiting for its slowest CP rank (default: 0 = no context parallelism, at most "
+                 "65536)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{65536}));
+  app.add_option("--cp-layout", sim.cp_layout,
+                 "with --cp: sequence (head-tail of the packed sequence), document (head-tail of "
+                 "every document) or adaptive (per microbatch, the lower maximum CP-rank cost)")
+      ->capture_default_str()
+      ->type_name("NAME")
+      ->check(OneOf({"sequence", "document", "adaptive"}));
 }
 
 int32_t OverflowValue(const std::string& name) {

@@ -64,6 +64,11 @@ flopspack_simulate_options Options(const SimPolicy& policy, uint64_t ranks,
   options.seed = settings.seed;
   options.sync = SyncValue(settings.sync);
   options.pipeline_stages = static_cast<uint32_t>(settings.pipeline_stages);
+  options.context_parallel_size = static_cast<uint32_t>(settings.cp);
+  options.context_parallel_layout =
+      settings.cp_layout == "sequence"   ? FLOPSPACK_CP_SEQUENCE_HEAD_TAIL
+      : settings.cp_layout == "adaptive" ? FLOPSPACK_CP_ADAPTIVE
+                                         : FLOPSPACK_CP_DOCUMENT_HEAD_TAIL;
   return options;
 }
 
@@ -309,7 +314,8 @@ std::string ResampleNote(const Context& context, bool any_resampled, bool any_mi
   return note;
 }
 
-std::string TopologyText(const SimSettings& settings) {
+// The sentence without context parallelism.
+static std::string TopologyTextWithoutCp(const SimSettings& settings) {
   if (settings.pipeline_stages >= 2) {
     return absl::StrFormat(
         "every GPU group is a pipeline of %d stages running its microbatches under 1F1B, and a "
@@ -324,6 +330,17 @@ std::string TopologyText(const SimSettings& settings) {
          "the slowest GPU";
 }
 
+std::string TopologyText(const SimSettings& settings) {
+  std::string text = TopologyTextWithoutCp(settings);
+  if (settings.cp >= 2) {
+    text += absl::StrFormat(
+        "; every GPU group is a context-parallel group of %d GPUs sharing each microbatch of %d "
+        "x the tokens per microbatch (%s layout), which waits for its slowest CP rank",
+        settings.cp, settings.cp, settings.cp_layout);
+  }
+  return text;
+}
+
 Json SettingsJson(const SimSettings& settings) {
   Json out = Json::Object();
   out.Set("microbatches_per_rank", settings.microbatches);
@@ -334,6 +351,11 @@ Json SettingsJson(const SimSettings& settings) {
   out.Set("resample", settings.resample);
   out.Set("sync", settings.sync);
   out.Set("pipeline_stages", settings.pipeline_stages);
+  // Only with CP, so runs without it report what they always did.
+  if (settings.cp >= 2) {
+    out.Set("context_parallel_size", settings.cp);
+    out.Set("context_parallel_layout", settings.cp_layout);
+  }
   return out;
 }
 

@@ -36,6 +36,10 @@ struct SimSettings {
   // The trainer's topology (--sync, --pipeline-stages): what a step waits for.
   std::string sync = "step";
   uint64_t pipeline_stages = 0;
+  // Context parallelism (--cp, --cp-layout): every rank a CP group of this
+  // many GPUs (0 or 1 = none), token counts per GPU.
+  uint64_t cp = 0;
+  std::string cp_layout = "document";
 };
 
 // One line on the topology the step times assume, e.g. "synchronization:

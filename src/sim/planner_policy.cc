@@ -12,7 +12,13 @@ PlannerPolicy::PlannerPolicy(const StepShape& shape, uint64_t seed, pack::StepAl
     : shape_(shape), model_(model) {
   options_.num_ranks = static_cast<int64_t>(shape.num_ranks);
   options_.microbatches_per_rank = static_cast<int64_t>(shape.microbatches_per_rank);
-  options_.max_tokens_per_microbatch = shape.max_tokens_per_microbatch;
+  // The shape's caps are of a CP group; the planner takes the per-GPU one
+  // and the CP size (a multiple by construction, see RunOne).
+  options_.max_tokens_per_microbatch =
+      shape.max_tokens_per_microbatch / std::max<int64_t>(1, shape.context_parallel_size);
+  options_.context_parallel_size =
+      shape.context_parallel_size > 1 ? shape.context_parallel_size : 0;
+  options_.context_parallel_layout = shape.context_parallel_layout;
   options_.algorithm = algorithm;
   options_.overflow = pack::Overflow::kSplit;
   options_.seed = seed;

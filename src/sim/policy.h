@@ -47,6 +47,11 @@ struct StepShape {
   pack::StepSync sync = pack::StepSync::kStep;
   int64_t pipeline_stages = 0;
   pack::PipelineSchedule pipeline_schedule = pack::PipelineSchedule::k1F1B;
+  // Context parallelism (SimOptions): the token counts above are then of a
+  // whole CP group (C x the per-GPU ones); the planner policies divide by
+  // C to pass the planner its per-GPU cap.
+  int64_t context_parallel_size = 1;
+  pack::CpLayout context_parallel_layout = pack::CpLayout::kDocumentHeadTail;
   uint64_t microbatches() const { return num_ranks * microbatches_per_rank; }
 };
 

@@ -27,9 +27,15 @@ constexpr uint64_t kMaxMicrobatches = uint64_t{1} << 31;
 // other models are asked per sequence.
 class Coster {
  public:
-  static absl::StatusOr<Coster> Make(const cost::CostModel& model, int64_t max_piece) {
+  // context_parallel_size > 1: every microbatch is sharded over that many
+  // CP ranks with `layout` (ShardSequence) and costs its slowest CP rank;
+  // its useful work is the mean CP rank's.
+  static absl::StatusOr<Coster> Make(const cost::CostModel& model, int64_t max_piece,
+                                     int64_t context_parallel_size, pack::CpLayout layout) {
     Coster c;
     c.model_ = &model;
+    c.cp_ = context_parallel_size;
+    c.layout_ = layout;
     c.additive_ = model.IsAdditive();
     c.overhead_ = model.SequenceOverhead();
     if (c.additive_) {
@@ -48,6 +54,33 @@ class Coster {
                     double& useful) const {
     cost = useful = 0;
     if (pieces.empty()) return absl::OkStatus();
+    if (cp_ > 1 && !padded) {
+      // Each piece attends within itself; where it starts in its document
+      // does not change its chunks' costs (the planner's convention).
+      shard_.offsets.assign(1, 0);
+      shard_.items.clear();
+      shard_.chunk_offsets.clear();
+      shard_.lengths.clear();
+      shard_.costs.clear();
+      shard_.kv_tokens.clear();
+      shard_.layouts.clear();
+      shard_.balances.clear();
+      shard_.context_parallel_size = cp_;
+      items_.resize(pieces.size());
+      for (size_t k = 0; k < pieces.size(); ++k) items_[k] = static_cast<int64_t>(k);
+      zeros_.assign(pieces.size(), 0);
+      if (absl::Status s = pack::ShardSequence(items_, pieces, zeros_, *model_, layout_, shard_);
+          !s.ok()) {
+        return s;
+      }
+      double sum = 0;
+      for (double x : shard_.costs) {
+        cost = std::max(cost, x);
+        sum += x;
+      }
+      useful = sum / static_cast<double>(cp_);
+      return absl::OkStatus();
+    }
     if (!padded) {
       if (additive_) {
         double sum = overhead_;
@@ -80,6 +113,10 @@ class Coster {
   }
 
   const cost::CostModel* model_ = nullptr;
+  int64_t cp_ = 1;
+  pack::CpLayout layout_ = pack::CpLayout::kDocumentHeadTail;
+  mutable pack::CpShard shard_;
+  mutable std::vector<int64_t> items_, zeros_;
   bool additive_ = false;
   double overhead_ = 0;
   std::vector<double> table_;
@@ -135,11 +172,16 @@ double HistogramQuantile(const std::vector<uint32_t>& bins, uint64_t total, doub
 absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::CostModel& model,
                                  const SimOptions& options, uint64_t progress_done,
                                  uint64_t progress_total, size_t reservoir_capacity) {
-  const int64_t memory_cap = options.max_tokens_per_microbatch == 0
-                                 ? options.tokens_per_microbatch
-                                 : options.max_tokens_per_microbatch;
-  StepShape shape{options.num_ranks, options.microbatches_per_rank, options.tokens_per_microbatch,
-                  memory_cap};
+  // Under CP the policies see a CP group's microbatch: C x the per-GPU
+  // token counts (the planner policies divide back, see planner_policy.cc).
+  const int64_t cp = options.context_parallel_size > 1 ? options.context_parallel_size : 1;
+  const int64_t memory_cap =
+      cp * (options.max_tokens_per_microbatch == 0 ? options.tokens_per_microbatch
+                                                   : options.max_tokens_per_microbatch);
+  const int64_t group_tokens = cp * options.tokens_per_microbatch;
+  StepShape shape{options.num_ranks, options.microbatches_per_rank, group_tokens, memory_cap};
+  shape.context_parallel_size = cp;
+  shape.context_parallel_layout = options.context_parallel_layout;
   shape.sync = options.sync;
   shape.pipeline_stages = options.pipeline_stages;
   shape.pipeline_schedule = options.pipeline_schedule;
@@ -147,6 +189,12 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   const int64_t stages = options.pipeline_stages >= 2 ? options.pipeline_stages : 1;
   const bool pipelined = stages >= 2;
   const bool per_microbatch = !pipelined && options.sync == pack::StepSync::kMicrobatch;
+  if (cp > 1 && !model.IsAdditive()) {
+    return absl::InvalidArgumentError(
+        "context_parallel_size > 1 needs an additive cost model (attention within documents): "
+        "a model whose attention spans the whole sequence, or a custom callback, gives no cost "
+        "per document chunk");
+  }
   // The policy may keep the model (the bucket sampler does) no longer than
   // this call: a non-owning handle.
   std::shared_ptr<const cost::CostModel> borrowed(&model, [](const cost::CostModel*) {});
@@ -155,7 +203,8 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   if (!policy.ok()) return policy.status();
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
   const int64_t max_piece = std::min(longest, memory_cap);
-  absl::StatusOr<Coster> coster = Coster::Make(model, max_piece);
+  absl::StatusOr<Coster> coster =
+      Coster::Make(model, max_piece, cp, options.context_parallel_layout);
   if (!coster.ok()) return coster.status();
 
   DocumentStream stream(lengths, util::DeriveSeed(options.seed, 0));
@@ -163,7 +212,7 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   const uint64_t ranks = options.num_ranks, per_rank = options.microbatches_per_rank;
   const uint64_t microbatches = ranks * per_rank;
   const double capacity_tokens =
-      static_cast<double>(microbatches) * static_cast<double>(options.tokens_per_microbatch);
+      static_cast<double>(microbatches) * static_cast<double>(group_tokens);
   std::vector<double> mb_cost(microbatches), mb_useful(microbatches), rank_cost(ranks);
   std::vector<double> slot_major(microbatches), replica;
   std::vector<uint64_t> piece_counts(static_cast<size_t>(max_piece) + 1, 0);
@@ -350,6 +399,25 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
     return absl::InvalidArgumentError(
         absl::StrFormat("pipeline_schedule = %d: not a pipeline schedule (0 = 1F1B)",
                         static_cast<int>(options.pipeline_schedule)));
+  }
+  if (options.context_parallel_size < 0 ||
+      options.context_parallel_size > pack::kMaxContextParallelSize) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("context_parallel_size = %d: must be in [0, %d] (0 or 1 = none)",
+                        options.context_parallel_size, pack::kMaxContextParallelSize));
+  }
+  if (options.context_parallel_layout != pack::CpLayout::kSequenceHeadTail &&
+      options.context_parallel_layout != pack::CpLayout::kDocumentHeadTail &&
+      options.context_parallel_layout != pack::CpLayout::kAdaptive) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "context_parallel_layout = %d: not a CP layout (0 = per sequence, 1 = per document, "
+        "2 = adaptive)",
+        static_cast<int>(options.context_parallel_layout)));
+  }
+  if (options.context_parallel_size > 1 && options.policy == PolicyKind::kBuckets) {
+    return absl::InvalidArgumentError(
+        "context_parallel_size > 1 with the bucket sampler: its padded batches have no CP "
+        "layout; use another policy");
   }
   if (static_cast<int>(options.policy) < static_cast<int>(PolicyKind::kRandom) ||
       static_cast<int>(options.policy) > static_cast<int>(PolicyKind::kPlannerSequences)) {

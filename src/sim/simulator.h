@@ -62,6 +62,18 @@ struct SimOptions {
   pack::StepSync sync = pack::StepSync::kStep;
   int64_t pipeline_stages = 0;
   pack::PipelineSchedule pipeline_schedule = pack::PipelineSchedule::k1F1B;
+  // Context parallelism: every rank is a data-parallel group of this many
+  // GPUs (0 or 1 = none, at most pack::kMaxContextParallelSize) sharing each
+  // microbatch, cut with context_parallel_layout (ShardSequence, the code
+  // the step planner costs CP with). tokens_per_microbatch and
+  // max_tokens_per_microbatch stay per GPU as in pack::StepOptions: a
+  // microbatch holds C x tokens_per_microbatch tokens (every policy forms
+  // microbatches of that capacity; the planner policies plan with CP) and
+  // costs its slowest CP rank; its useful work is the mean CP rank's. Needs
+  // an additive model, and not the bucket sampler (padded batches), when
+  // C > 1. C = 1 is exactly no CP.
+  int64_t context_parallel_size = 0;
+  pack::CpLayout context_parallel_layout = pack::CpLayout::kDocumentHeadTail;
   // Called after every step with (steps done, steps in total); returning
   // false cancels the run (absl::CancelledError).
   std::function<bool(uint64_t, uint64_t)> progress;

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "cost/custom.h"
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
 #include "pack/buckets/bucket_sampler.h"
@@ -616,6 +618,118 @@ TEST(SimulatorSyncTest, BadTopologyIsNamed) {
   o.pipeline_schedule = pack::PipelineSchedule::k1F1B;
   o.num_steps = 2;
   EXPECT_TRUE(Simulate(lengths, *model, o).ok());  // 1,024 stages is the limit, not past it
+}
+
+TEST(SimulatorCpTest, CpSizeOneIsNoCpBitForBit) {
+  const auto lengths = LognormalLengths(5000, 700, 1.0, 20000, 3);
+  auto model = Quadratic();
+  for (int p = 0; p <= 6; ++p) {
+    SimOptions o = Recorded(8, 2, 4096, 12);
+    o.policy = static_cast<PolicyKind>(p);
+    if (o.policy != PolicyKind::kBuckets) o.max_tokens_per_microbatch = 5000;
+    auto base = Simulate(lengths, *model, o);
+    o.context_parallel_size = 1;
+    o.context_parallel_layout = pack::CpLayout::kSequenceHeadTail;
+    auto one = Simulate(lengths, *model, o);
+    ASSERT_TRUE(base.ok() && one.ok()) << p << " " << base.status() << one.status();
+    ASSERT_EQ(one->steps.size(), base->steps.size());
+    for (size_t i = 0; i < base->steps.size(); ++i) {
+      EXPECT_EQ(one->steps[i].step_time, base->steps[i].step_time) << p;
+      EXPECT_EQ(one->steps[i].real_tokens, base->steps[i].real_tokens) << p;
+    }
+    EXPECT_EQ(one->relative_throughput, base->relative_throughput) << p;
+    EXPECT_EQ(one->mean_fill, base->mean_fill) << p;
+    EXPECT_EQ(one->documents_drawn, base->documents_drawn) << p;
+  }
+}
+
+TEST(SimulatorCpTest, OneDocumentPerMicrobatchSplitsEvenlyInClosedForm) {
+  // Every document fills a CP group's microbatch exactly (C x 4096 tokens,
+  // a multiple of 2C): each CP rank holds a head and a tail chunk of equal
+  // work, so it costs the overhead + the document's cost / C, whatever the
+  // layout.
+  auto model = Quadratic();
+  for (int64_t c : {2, 4, 8}) {
+    const std::vector<int64_t> lengths(10, c * 4096);
+    const double l = static_cast<double>(c * 4096);
+    const double expected = 50 + (l + 0.002 * l * l) / static_cast<double>(c);
+    for (auto layout : {pack::CpLayout::kSequenceHeadTail, pack::CpLayout::kDocumentHeadTail,
+                        pack::CpLayout::kAdaptive}) {
+      SimOptions o = Recorded(4, 1, 4096, 5);
+      o.context_parallel_size = c;
+      o.context_parallel_layout = layout;
+      auto r = Simulate(lengths, *model, o);
+      ASSERT_TRUE(r.ok()) << r.status();
+      for (const StepRecord& s : r->steps) {
+        EXPECT_NEAR(s.step_time, expected, 1e-9 * expected);
+        EXPECT_EQ(s.real_tokens, 4 * c * 4096);
+        EXPECT_EQ(s.fill, 1.0);
+      }
+      EXPECT_NEAR(r->relative_throughput, 1.0, 1e-12);
+    }
+  }
+}
+
+TEST(SimulatorCpTest, PerDocumentLayoutBeatsPerSequenceOnLongDocuments) {
+  const auto lengths = LognormalLengths(20000, 6000, 1.0, 131072, 9);
+  auto model = Quadratic();
+  for (PolicyKind policy : {PolicyKind::kRandom, PolicyKind::kPlannerDocuments}) {
+    double throughput[3];
+    for (int layout = 0; layout < 3; ++layout) {
+      SimOptions o = Recorded(32, 1, 8192, 20);
+      o.policy = policy;
+      o.context_parallel_size = 4;
+      o.context_parallel_layout = static_cast<pack::CpLayout>(layout);
+      auto r = Simulate(lengths, *model, o);
+      ASSERT_TRUE(r.ok()) << r.status();
+      throughput[layout] = r->relative_throughput;
+      // A CP group's microbatch holds C x 8,192 tokens (the planner's steps
+      // end before a document that does not fit).
+      for (const StepRecord& s : r->steps) {
+        EXPECT_LE(s.real_tokens, 32 * 4 * 8192);
+        if (policy == PolicyKind::kRandom) {
+          EXPECT_EQ(s.real_tokens, 32 * 4 * 8192);
+        }
+      }
+    }
+    EXPECT_GT(throughput[1], throughput[0]) << static_cast<int>(policy);
+    std::printf(
+        "CP 4, policy %d: relative throughput per sequence %.4f, per document %.4f, "
+        "adaptive %.4f\n",
+        static_cast<int>(policy), throughput[0], throughput[1], throughput[2]);
+    // Adaptive takes the cheaper layout of every microbatch.
+    EXPECT_GE(throughput[2], std::max(throughput[0], throughput[1]) - 1e-12);
+  }
+}
+
+TEST(SimulatorCpTest, BadCpInputIsNamed) {
+  auto model = Quadratic();
+  const std::vector<int64_t> lengths = {5, 6};
+  SimOptions o;
+  o.num_ranks = 2;
+  o.num_steps = 2;
+  o.context_parallel_size = 65537;
+  EXPECT_NE(Simulate(lengths, *model, o).status().message().find("context_parallel_size = 65537"),
+            std::string::npos);
+  o.context_parallel_size = -1;
+  EXPECT_EQ(Simulate(lengths, *model, o).status().code(), absl::StatusCode::kInvalidArgument);
+  o.context_parallel_size = 2;
+  o.context_parallel_layout = static_cast<pack::CpLayout>(3);
+  EXPECT_NE(Simulate(lengths, *model, o).status().message().find("context_parallel_layout = 3"),
+            std::string::npos);
+  o.context_parallel_layout = pack::CpLayout::kAdaptive;
+  o.policy = PolicyKind::kBuckets;
+  EXPECT_NE(Simulate(lengths, *model, o).status().message().find("bucket sampler"),
+            std::string::npos);
+  o.policy = PolicyKind::kRandom;
+  cost::CustomModel custom([](absl::Span<const int64_t> l) -> absl::StatusOr<double> {
+    return static_cast<double>(l.size());
+  });
+  EXPECT_NE(Simulate(lengths, custom, o).status().message().find("additive"), std::string::npos);
+  o.context_parallel_size = 0;  // 0 = none: no CP check applies
+  EXPECT_TRUE(Simulate(lengths, custom, o).ok());
+  o.context_parallel_size = 2;
+  EXPECT_TRUE(Simulate(lengths, *model, o).ok());
 }
 
 }  // namespace

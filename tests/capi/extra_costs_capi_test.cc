@@ -1,5 +1,6 @@
 // flopspack_plan_step_with_extra_costs: documents whose cost is the model's
 // cost of their tokens plus their own extra cost (issue 16, part 3).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -280,6 +281,192 @@ TEST(ExtraCostsCapiTest, MultimodalCostsOfAVitLEncoder) {
     EXPECT_EQ(e2[i], -7);
   }
   flopspack_cost_model_destroy(vit);
+}
+
+// ---- flopspack_pack_with_extra_costs ------------------------------------
+
+flopspack_pack_options PackOptions(int32_t algorithm, int32_t overflow, int64_t capacity,
+                                   const flopspack_cost_model* model) {
+  flopspack_pack_options o;
+  flopspack_pack_options_init(&o);
+  o.algorithm = algorithm;
+  o.overflow = overflow;
+  o.capacity = capacity;
+  o.seed = 5;
+  o.cost_model = model;
+  return o;
+}
+
+void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b) {
+  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
+  EXPECT_EQ(ra.items, rb.items);
+  EXPECT_EQ(ra.tokens, rb.tokens);
+  EXPECT_EQ(ra.offsets, rb.offsets);
+  EXPECT_EQ(ra.real, rb.real);
+  EXPECT_EQ(ra.computed, rb.computed);
+  ASSERT_EQ(ra.cost.size(), rb.cost.size());
+  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0);
+}
+
+TEST(PackExtraCostsCapiTest, NullAndZeroExtraCostsArePackBitForBit) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = Lengths(300);
+  const std::vector<double> zeros(lengths.size(), 0.0);
+  for (const flopspack_cost_model* m : {static_cast<const flopspack_cost_model*>(nullptr),
+                                        static_cast<const flopspack_cost_model*>(model)}) {
+    for (int32_t algorithm :
+         {FLOPSPACK_PACK_BEST_FIT_DECREASING, FLOPSPACK_PACK_FIRST_FIT_DECREASING,
+          FLOPSPACK_PACK_NEXT_FIT, FLOPSPACK_PACK_SHUFFLED_FIRST_FIT}) {
+      for (int32_t overflow : {FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_SPLIT}) {
+        const flopspack_pack_options o = PackOptions(algorithm, overflow, 1024, m);
+        flopspack_plan* plain = nullptr;
+        flopspack_plan* with_null = nullptr;
+        flopspack_plan* with_zeros = nullptr;
+        ASSERT_EQ(flopspack_pack(&o, lengths.data(), lengths.size(), &plain), FLOPSPACK_OK);
+        ASSERT_EQ(flopspack_pack_with_extra_costs(&o, lengths.data(), nullptr, lengths.size(),
+                                                  &with_null),
+                  FLOPSPACK_OK)
+            << flopspack_last_error_message();
+        ASSERT_EQ(flopspack_pack_with_extra_costs(&o, lengths.data(), zeros.data(), lengths.size(),
+                                                  &with_zeros),
+                  FLOPSPACK_OK)
+            << flopspack_last_error_message();
+        ExpectSamePlan(plain, with_null);
+        ExpectSamePlan(plain, with_zeros);
+        flopspack_plan_destroy(plain);
+        flopspack_plan_destroy(with_null);
+        flopspack_plan_destroy(with_zeros);
+      }
+    }
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+// Every sequence costs its model cost plus each piece's share (tokens /
+// length) of its document's extra cost, recomputed here piece by piece;
+// placement is the plain packer's; the max-cost metric and its lower bound
+// include the extra costs.
+TEST(PackExtraCostsCapiTest, SequenceCostsCarryTheExtraCostsOfTheirPieces) {
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = Lengths(120);
+  std::vector<double> extra(lengths.size());
+  for (size_t i = 0; i < extra.size(); ++i) extra[i] = (i % 3 == 0) ? 5000.0 + 17.0 * i : 0.0;
+  for (int32_t overflow : {FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_SPLIT}) {
+    const flopspack_pack_options o =
+        PackOptions(FLOPSPACK_PACK_BEST_FIT_DECREASING, overflow, 700, model);
+    flopspack_plan* plain = nullptr;
+    flopspack_plan* plan = nullptr;
+    ASSERT_EQ(flopspack_pack(&o, lengths.data(), lengths.size(), &plain), FLOPSPACK_OK);
+    ASSERT_EQ(
+        flopspack_pack_with_extra_costs(&o, lengths.data(), extra.data(), lengths.size(), &plan),
+        FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    const ReadPlan rp = ReadBack(plain), r = ReadBack(plan);
+    EXPECT_EQ(r.items, rp.items);
+    EXPECT_EQ(r.tokens, rp.tokens);
+    bool some_piece_is_partial = false;
+    double max_cost = 0;
+    for (size_t g = 0; g < r.items.size(); ++g) {
+      const double expected = ExpectedGroupCost(model, r.items[g], r.tokens[g], lengths, extra);
+      EXPECT_NEAR(r.cost[g], expected, 1e-9 * expected) << "sequence " << g;
+      max_cost = std::max(max_cost, r.cost[g]);
+      for (size_t k = 0; k < r.items[g].size(); ++k) {
+        some_piece_is_partial |= r.tokens[g][k] < lengths[r.items[g][k]];
+      }
+    }
+    EXPECT_TRUE(some_piece_is_partial);  // the proportional rule is exercised
+    EXPECT_EQ(r.metrics.max_group_cost, max_cost);
+    flopspack_plan_destroy(plain);
+    flopspack_plan_destroy(plan);
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+// Without a model a sequence costs its tokens plus the extra costs: two
+// whole documents in one sequence cost exactly their sum.
+TEST(PackExtraCostsCapiTest, TokenCostPlusExtraCostByHand) {
+  const std::vector<int64_t> lengths = {60, 40, 100, 30};
+  const std::vector<double> extra = {1.5, 0, 1000, 0.25};
+  const flopspack_pack_options o =
+      PackOptions(FLOPSPACK_PACK_NEXT_FIT, FLOPSPACK_OVERFLOW_SPLIT, 100, nullptr);
+  flopspack_plan* plan = nullptr;
+  ASSERT_EQ(
+      flopspack_pack_with_extra_costs(&o, lengths.data(), extra.data(), lengths.size(), &plan),
+      FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  const ReadPlan r = ReadBack(plan);
+  // Next fit, capacity 100: {60, 40}, {100}, {30}.
+  ASSERT_EQ(r.items.size(), 3u);
+  EXPECT_EQ(r.items[0], (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(r.cost[0], 101.5);
+  EXPECT_EQ(r.cost[1], 1100.0);
+  EXPECT_EQ(r.cost[2], 30.25);
+  EXPECT_EQ(r.metrics.max_group_cost, 1100.0);
+  // The costliest piece (100 tokens + 1000 extra) bounds it from below.
+  EXPECT_EQ(r.metrics.lower_bound, 1100.0);
+  flopspack_plan_destroy(plan);
+}
+
+TEST(PackExtraCostsCapiTest, BadExtraCostsAreRejectedAndNothingIsModified) {
+  const std::vector<int64_t> lengths = {10, 20, 30};
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Row {
+    std::vector<double> extra;
+    flopspack_status status;
+    const char* fragment;
+  };
+  const Row rows[] = {
+      {{0, -1, 0}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[1] = -1"},
+      {{0, 0, nan}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[2] = nan"},
+      {{inf, 0, 0}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[0] = inf"},
+      {{0, -0.0, -inf}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[2] = -inf"},
+      {{1e308, 1e308, 0}, FLOPSPACK_OUT_OF_RANGE, "extra_costs"},
+  };
+  const flopspack_pack_options o =
+      PackOptions(FLOPSPACK_PACK_BEST_FIT_DECREASING, FLOPSPACK_OVERFLOW_SPLIT, 64, nullptr);
+  for (const Row& row : rows) {
+    const std::vector<double> before = row.extra;
+    const std::vector<int64_t> lengths_before = lengths;
+    const flopspack_pack_options options_before = o;
+    flopspack_plan* sentinel = reinterpret_cast<flopspack_plan*>(0x1234);
+    flopspack_plan* out = sentinel;
+    EXPECT_FLOPSPACK_ERROR(
+        flopspack_pack_with_extra_costs(&o, lengths.data(), row.extra.data(), lengths.size(), &out),
+        row.status, row.fragment);
+    EXPECT_EQ(out, sentinel);
+    EXPECT_EQ(std::memcmp(before.data(), row.extra.data(), before.size() * sizeof(double)), 0);
+    EXPECT_EQ(lengths, lengths_before);
+    EXPECT_EQ(std::memcmp(&o, &options_before, sizeof(o)), 0);
+  }
+  // The extra costs sum fine, but a sequence's model cost plus its extra
+  // costs overflows a double (one sequence holds both documents).
+  flopspack_cost_model* steep = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1e304, 0, &steep), FLOPSPACK_OK);
+  const std::vector<int64_t> small = {10, 20};
+  const std::vector<double> huge = {0, std::numeric_limits<double>::max()};
+  const std::vector<double> sum_overflows = {1e308, 1e308};
+  flopspack_pack_options steep_options = o;
+  steep_options.cost_model = steep;
+  flopspack_plan* out = nullptr;
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_pack_with_extra_costs(&steep_options, small.data(), huge.data(), 2, &out),
+      FLOPSPACK_OUT_OF_RANGE, "overflows a double");
+  EXPECT_EQ(out, nullptr);
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_pack_with_extra_costs(&o, small.data(), sum_overflows.data(), 2, &out),
+      FLOPSPACK_OUT_OF_RANGE, "extra_costs");
+  EXPECT_EQ(out, nullptr);
+  flopspack_cost_model_destroy(steep);
+  // The usual NULL checks.
+  EXPECT_FLOPSPACK_ERROR(flopspack_pack_with_extra_costs(nullptr, lengths.data(), nullptr, 3, &out),
+                         FLOPSPACK_INVALID_ARGUMENT, "options");
+  EXPECT_FLOPSPACK_ERROR(flopspack_pack_with_extra_costs(&o, lengths.data(), nullptr, 3, nullptr),
+                         FLOPSPACK_INVALID_ARGUMENT, "out");
+  EXPECT_EQ(out, nullptr);
 }
 
 }  // namespace

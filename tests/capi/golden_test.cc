@@ -318,6 +318,19 @@ TEST(GoldenTest, StepPlanner) {
       flopspack_cost_model_destroy(model);
       continue;
     }
+    if (c["op"].text == "plan_step_with_extra_costs") {
+      const std::vector<int64_t> lengths = c["lengths"].AsInts();
+      const std::vector<double> extra = c["extra_costs"].AsDoubles();
+      flopspack_plan* plan = nullptr;
+      ASSERT_EQ(flopspack_plan_step_with_extra_costs(&options, model, lengths.data(), extra.data(),
+                                                     lengths.size(), &plan),
+                FLOPSPACK_OK)
+          << flopspack_last_error_message();
+      ExpectPlan(plan, c["plan"], "plan_step_with_extra_costs");
+      flopspack_plan_destroy(plan);
+      flopspack_cost_model_destroy(model);
+      continue;
+    }
     ASSERT_EQ(c["op"].text, "planner");
     const Value& p = c["planner_options"];
     flopspack_step_planner_options po;

@@ -270,6 +270,67 @@ TEST(SimulateTopologyTest, BadTopologyRows) {
   flopspack_cost_model_destroy(model);
 }
 
+TEST(SimulateCpTest, CpOneIsNoneAndOldCallersIgnoreThePadding) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(10, 0, 1, 0.001, &model), FLOPSPACK_OK);
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  EXPECT_EQ(o.context_parallel_size, 0u);
+  EXPECT_EQ(o.context_parallel_layout, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL);
+  o.num_ranks = 8;
+  o.num_steps = 5;
+  o.policy = FLOPSPACK_SIM_PLANNER_DOCUMENTS;
+  o.max_tokens_per_microbatch = 10000;
+  const flopspack_simulate_summary none = RunSummary(lengths, model, o);
+  o.context_parallel_size = 1;
+  o.context_parallel_layout = FLOPSPACK_CP_SEQUENCE_HEAD_TAIL;
+  const flopspack_simulate_summary one = RunSummary(lengths, model, o);
+  EXPECT_EQ(one.relative_throughput, none.relative_throughput);
+  EXPECT_EQ(one.mean_step_time, none.mean_step_time);
+  o.context_parallel_size = 4;
+  const flopspack_simulate_summary four = RunSummary(lengths, model, o);
+  // A microbatch holds C x tokens_per_microbatch tokens: more than one
+  // GPU's worth per microbatch, at most C x (8 ranks x 8,192 x 5 steps).
+  EXPECT_GT(four.real_tokens, int64_t{8} * 8192 * 5);
+  EXPECT_LE(four.real_tokens, int64_t{4} * 8 * 8192 * 5);
+  // A caller compiled before the CP fields: struct_size ends after
+  // pipeline_schedule, and whatever lies in the padding after it (where
+  // context_parallel_size is now) is never read.
+  o.struct_size = static_cast<uint32_t>(offsetof(flopspack_simulate_options, pipeline_schedule) +
+                                        sizeof(o.pipeline_schedule));
+  o.context_parallel_size = 0xABABABABu;
+  o.context_parallel_layout = 77;
+  const flopspack_simulate_summary old = RunSummary(lengths, model, o);
+  EXPECT_EQ(old.relative_throughput, none.relative_throughput);
+  EXPECT_EQ(old.real_tokens, none.real_tokens);
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(SimulateCpTest, BadCpRows) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  flopspack_simulate_result* r = nullptr;
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.context_parallel_size = 65537;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "context_parallel_size = 65537");
+  flopspack_simulate_options_init(&o);
+  o.context_parallel_size = 2;
+  o.context_parallel_layout = 3;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "context_parallel_layout = 3");
+  flopspack_simulate_options_init(&o);
+  o.context_parallel_size = 2;
+  o.policy = FLOPSPACK_SIM_BUCKETS;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "bucket sampler");
+  EXPECT_EQ(r, nullptr);
+  flopspack_cost_model_destroy(model);
+}
+
 // ---- Bad input (docs/straggler-emulator.md, "Errors") ----
 
 TEST(SimulateBadInputTest, Rows) {

@@ -345,7 +345,9 @@ class SimulateOptions(ctypes.Structure):
                 ("seed", ctypes.c_uint64), ("record_steps", ctypes.c_int32),
                 ("progress", ctypes.c_void_p), ("progress_user_data", ctypes.c_void_p),
                 ("sync", ctypes.c_int32), ("pipeline_stages", ctypes.c_uint32),
-                ("pipeline_schedule", ctypes.c_int32)]
+                ("pipeline_schedule", ctypes.c_int32),
+                ("context_parallel_size", ctypes.c_uint32),
+                ("context_parallel_layout", ctypes.c_int32)]
 
 
 class SimulateSummary(ctypes.Structure):
@@ -369,7 +371,7 @@ PIPELINE_SCHEDULE_NAMES = {0: "1f1b"}
 
 
 def simulate_options(library, policy, num_ranks, microbatches, tokens, max_tokens, steps, seed,
-                     sync=0, pipeline_stages=0):
+                     sync=0, pipeline_stages=0, cp=0, cp_layout=1):
     options = SimulateOptions()
     library.lib.flopspack_simulate_options_init(ctypes.byref(options))
     options.policy, options.num_ranks, options.microbatches_per_rank = policy, num_ranks, \
@@ -377,6 +379,7 @@ def simulate_options(library, policy, num_ranks, microbatches, tokens, max_token
     options.tokens_per_microbatch, options.max_tokens_per_microbatch = tokens, max_tokens
     options.num_steps, options.seed = steps, seed
     options.sync, options.pipeline_stages = sync, pipeline_stages
+    options.context_parallel_size, options.context_parallel_layout = cp, cp_layout
     return options
 
 

@@ -548,6 +548,29 @@ def test_simulate_topology_matches_the_library(lib, small_txt):
         run("report", small_txt, "--out=r", "--sync=fsdp", check=2).stderr
 
 
+def test_simulate_context_parallel_matches_the_library(lib, small_txt):
+    from flopspack_ctypes import simulate
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    common = ["simulate", small_txt, "--ranks=2", "--microbatches=3", "--capacity=1024",
+              "--max-tokens=1280", "--steps=4", "--seed=5", "--policies=random,planner",
+              "--cp=4", "--cp-layout=sequence"]
+    doc = run_json(*common)
+    assert doc["settings"]["context_parallel_size"] == 4
+    assert doc["settings"]["context_parallel_layout"] == "sequence"
+    for r in doc["results"]:
+        expected = simulate(lib, SMALL, model, policy=SIM_POLICIES[r["policy"]], num_ranks=2,
+                            microbatches=3, tokens=1024, max_tokens=1280, steps=4, seed=5,
+                            cp=4, cp_layout=0)
+        for key, value in expected.items():
+            got = r["summary"][key]
+            assert (got is None) if value != value else got == value, (r["policy"], key)
+    assert "context-parallel group of 4 GPUs" in run(*common).stdout
+    assert "--cp" in run("simulate", small_txt, "--cp=65537", check=2).stderr
+    assert "bucket sampler" in \
+        run("simulate", small_txt, "--cp=2", "--policies=buckets", "--ranks=2", "--steps=2").stdout \
+        + run("simulate", small_txt, "--cp=2", "--policies=buckets", "--ranks=2", "--steps=2").stderr
+
+
 def test_simulate_sweep_matches_the_library(lib, small_txt):
     from flopspack_ctypes import simulate_sweep
     model = lib.tokens()

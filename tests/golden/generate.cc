@@ -855,17 +855,32 @@ std::string StepOptionsJson(const StepSpec& s) {
          ", \"context_parallel_layout\": " + std::to_string(s.context_parallel_layout) + "}";
 }
 
+// extra_costs empty: a plan_step case; else a plan_step_with_extra_costs
+// case that lists them.
 void WritePlanStepCase(Writer& w, const std::string& name, const std::string& model_text,
-                       const StepSpec& spec, const std::vector<int64_t>& lengths) {
+                       const StepSpec& spec, const std::vector<int64_t>& lengths,
+                       const std::vector<double>& extra_costs = {}) {
   flopspack_cost_model* model = golden::MakeModel(golden::Parse(model_text));
   const flopspack_step_options o = StepOptions(spec);
   flopspack_plan* plan = nullptr;
-  Check(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), "plan_step");
+  if (extra_costs.empty()) {
+    Check(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), "plan_step");
+  } else {
+    Check(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra_costs.data(),
+                                               lengths.size(), &plan),
+          "plan_step_with_extra_costs");
+  }
   w.Raw("    {\"name\": ");
   w.Str(name);
-  w.Raw(", \"op\": \"plan_step\",\n     \"model\": " + model_text +
-        ",\n     \"options\": " + StepOptionsJson(spec) + ",\n     \"lengths\": ");
+  w.Raw(std::string(", \"op\": \"") +
+        (extra_costs.empty() ? "plan_step" : "plan_step_with_extra_costs") +
+        "\",\n     \"model\": " + model_text + ",\n     \"options\": " + StepOptionsJson(spec) +
+        ",\n     \"lengths\": ");
   w.Ints(lengths);
+  if (!extra_costs.empty()) {
+    w.Raw(",\n     \"extra_costs\": ");
+    w.Doubles(extra_costs);
+  }
   w.Raw(",\n     \"plan\": ");
   WritePlan(w, plan, "       ");
   w.Raw("}");
@@ -989,6 +1004,18 @@ std::string StepPlanner() {
   cp.context_parallel_size = 2;
   cp.context_parallel_layout = FLOPSPACK_CP_ADAPTIVE;
   WritePlanStepCase(w, "plan_step/context-parallel", llama, cp, Lengths(40, 12000, 36));
+  w.Raw(",\n");
+  // Per-document extra costs (a vision encoder's, say) with documents over
+  // the cap: split pieces carry their document's extra cost by tokens.
+  StepSpec extra = spec;
+  extra.algorithm = FLOPSPACK_STEP_DOCUMENTS;
+  extra.cap = 4096;
+  extra.microbatches_per_rank = 0;
+  const std::vector<int64_t> extra_lengths = Lengths(40, 12000, 37);
+  std::vector<double> extra_costs(extra_lengths.size(), 0.0);
+  for (size_t i = 0; i < extra_costs.size(); i += 3) extra_costs[i] = 4096.0 * (1 + i % 7) + 0.375;
+  WritePlanStepCase(w, "plan_step_with_extra_costs/split-pieces", quadratic, extra, extra_lengths,
+                    extra_costs);
   w.Raw(",\n");
   StepSpec planner;
   planner.num_ranks = 2;

@@ -112,3 +112,60 @@ func TestMultimodalCosts(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestPackWithExtraCostsNilAndZerosArePack(t *testing.T) {
+	model := quadraticModel(t)
+	lengths := randomLengths(120, 5, 3000)
+	opts := DefaultPackOptions(1024)
+	opts.Overflow = OverflowSplit
+	a, err := Pack(lengths, opts, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ga, _ := a.Groups()
+	for _, extra := range [][]float64{nil, make([]float64, len(lengths))} {
+		b, err := PackWithExtraCosts(lengths, extra, opts, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb, _ := b.Groups()
+		b.Close()
+		if !reflect.DeepEqual(ga, gb) {
+			t.Fatalf("extra costs %v changed the plan", extra == nil)
+		}
+	}
+}
+
+func TestPackWithExtraCostsByHandAndBadInput(t *testing.T) {
+	opts := DefaultPackOptions(100)
+	opts.Algorithm = PackNextFit
+	plan, err := PackWithExtraCosts([]int64{60, 40, 100, 30}, []float64{1.5, 0, 1000, 0.25}, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, _ := plan.Groups()
+	plan.Close()
+	var costs []float64
+	for _, g := range groups {
+		costs = append(costs, g.Cost)
+	}
+	if !reflect.DeepEqual(costs, []float64{101.5, 1100, 30.25}) {
+		t.Fatalf("costs %v, want [101.5 1100 30.25]", costs)
+	}
+	for _, row := range []struct {
+		extra    []float64
+		target   error
+		fragment string
+	}{
+		{[]float64{0, -1, 0}, ErrInvalidArgument, "extra_costs[1] = -1"},
+		{[]float64{0, 0, math.NaN()}, ErrInvalidArgument, "extra_costs[2] = nan"},
+		{[]float64{1e308, 1e308, 0}, ErrOutOfRange, "extra_costs"},
+		{[]float64{0, 0}, ErrInvalidArgument, "extra_costs has 2 entries for 3 lengths"},
+	} {
+		plan, err := PackWithExtraCosts([]int64{10, 20, 30}, row.extra, DefaultPackOptions(64), nil)
+		if plan != nil || !errors.Is(err, row.target) || !strings.Contains(err.Error(), row.fragment) {
+			t.Errorf("%v: got %v, want %v containing %q", row.extra, err, row.target, row.fragment)
+		}
+	}
+}

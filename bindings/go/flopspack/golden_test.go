@@ -444,6 +444,7 @@ func TestGoldenStepPlanner(t *testing.T) {
 			Model          *modelSpec
 			Options        goldenStepOptions
 			Lengths        []int64
+			ExtraCosts     []float64 `json:"extra_costs"`
 			Plan           *goldenPlan
 			PlannerOptions struct {
 				TokensPerStep      int64  `json:"tokens_per_step"`
@@ -465,8 +466,11 @@ func TestGoldenStepPlanner(t *testing.T) {
 			t.Fatal(err)
 		}
 		model := makeModel(t, c.Model)
-		if c.Op == "plan_step" {
-			plan, err := PlanStep(c.Lengths, model, c.Options.options())
+		if c.Op == "plan_step" || c.Op == "plan_step_with_extra_costs" {
+			if (c.Op == "plan_step") != (c.ExtraCosts == nil) {
+				t.Fatalf("%s: op %s with extra_costs %v", c.Name, c.Op, c.ExtraCosts)
+			}
+			plan, err := PlanStepWithExtraCosts(c.Lengths, c.ExtraCosts, model, c.Options.options())
 			if err != nil {
 				t.Fatal(err)
 			}

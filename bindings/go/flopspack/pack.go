@@ -1,6 +1,8 @@
 package flopspack
 
 import (
+	"fmt"
+
 	"github.com/flopspack/flopspack/bindings/go/internal/capi"
 )
 
@@ -47,6 +49,37 @@ func Pack(lengths []int64, options PackOptions, model *CostModel) (*Plan, error)
 	c.SetSeed(options.Seed)
 	var h uintptr
 	err = capi.Flopspack_swig_pack(c, m, lengths, &h)
+	if err != nil {
+		return nil, model.explain(err)
+	}
+	return newPlan(h), nil
+}
+
+// PackWithExtraCosts is Pack where a sequence also costs the extra costs of
+// its documents (finite, non-negative; a split or truncated document's
+// pieces carry theirs by tokens). Placement is by tokens, as in Pack; nil =
+// none: the same plan as Pack.
+func PackWithExtraCosts(lengths []int64, extraCosts []float64, options PackOptions, model *CostModel) (*Plan, error) {
+	if extraCosts == nil {
+		return Pack(lengths, options, model)
+	}
+	if len(extraCosts) != len(lengths) {
+		return nil, &Error{Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	}
+	m, err := modelHandle(model)
+	if err != nil {
+		return nil, err
+	}
+	defer model.release()
+	c := capi.NewFlopspack_pack_options()
+	defer capi.DeleteFlopspack_pack_options(c)
+	c.SetAlgorithm(int(options.Algorithm))
+	c.SetCapacity(options.Capacity)
+	c.SetOverflow(int(options.Overflow))
+	c.SetSeed(options.Seed)
+	var h uintptr
+	err = capi.Flopspack_swig_pack_with_extra_costs(c, m, lengths, extraCosts, &h)
 	if err != nil {
 		return nil, model.explain(err)
 	}

@@ -49,6 +49,12 @@ type SimulateOptions struct {
 	Sync             Sync
 	PipelineStages   uint32 // per replica; 0 or 1 = none, at most 1024
 	PipelineSchedule PipelineSchedule
+	// Context parallelism: every rank is a group of ContextParallelSize GPUs
+	// (0 or 1 = none, at most 65,536) sharing each microbatch of that many
+	// times TokensPerMicrobatch tokens (token counts stay per GPU), cut with
+	// ContextParallelLayout; a microbatch costs its slowest CP rank.
+	ContextParallelSize   uint32
+	ContextParallelLayout CpLayout
 }
 
 // DefaultSimulateOptions returns the library's defaults.
@@ -60,7 +66,9 @@ func DefaultSimulateOptions() SimulateOptions {
 		MaxTokensPerMicrobatch: c.GetMax_tokens_per_microbatch(), NumSteps: c.GetNum_steps(),
 		Seed: c.GetSeed(), RecordSteps: c.GetRecord_steps() == 1,
 		Sync: Sync(c.GetSync()), PipelineStages: uint32(c.GetPipeline_stages()),
-		PipelineSchedule: PipelineSchedule(c.GetPipeline_schedule())}
+		PipelineSchedule:      PipelineSchedule(c.GetPipeline_schedule()),
+		ContextParallelSize:   uint32(c.GetContext_parallel_size()),
+		ContextParallelLayout: CpLayout(c.GetContext_parallel_layout())}
 }
 
 func (o SimulateOptions) toC() capi.Flopspack_simulate_options {
@@ -76,6 +84,8 @@ func (o SimulateOptions) toC() capi.Flopspack_simulate_options {
 	c.SetSync(int(o.Sync))
 	c.SetPipeline_stages(uint(o.PipelineStages))
 	c.SetPipeline_schedule(int(o.PipelineSchedule))
+	c.SetContext_parallel_size(uint(o.ContextParallelSize))
+	c.SetContext_parallel_layout(int(o.ContextParallelLayout))
 	return c
 }
 

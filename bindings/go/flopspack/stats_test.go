@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -185,5 +186,44 @@ func TestStatsCostCapacityCostsPieces(t *testing.T) {
 	}
 	if _, err := NewStatsWithOptions(lengths, nil, model, StatsOptions{CostCapacity: -1}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("negative capacity: %v", err)
+	}
+}
+
+func TestSimulateContextParallel(t *testing.T) {
+	model, err := NewPolynomialModel(0, 0, 1, 1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	lengths := randomLengths(4000, 4, 30000)
+	run := func(cp uint32, layout CpLayout) SimulationSummary {
+		opts := DefaultSimulateOptions()
+		opts.Policy, opts.NumRanks, opts.TokensPerMicrobatch = SimPlannerDocuments, 16, 4096
+		opts.NumSteps, opts.Seed = 10, 5
+		opts.ContextParallelSize, opts.ContextParallelLayout = cp, layout
+		sim, err := Simulate(lengths, model, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sim.Close()
+		sum, _ := sim.Summary()
+		return sum
+	}
+	if d := DefaultSimulateOptions(); d.ContextParallelSize != 0 || d.ContextParallelLayout != CpDocumentHeadTail {
+		t.Fatalf("defaults %+v", d)
+	}
+	none, one := run(0, CpDocumentHeadTail), run(1, CpSequenceHeadTail)
+	if one.RelativeThroughput != none.RelativeThroughput || one.MeanStepTime != none.MeanStepTime {
+		t.Fatalf("CP 1 is not no CP: %+v %+v", one, none)
+	}
+	seq, doc := run(4, CpSequenceHeadTail), run(4, CpDocumentHeadTail)
+	if doc.RealTokens <= 3*none.RealTokens || doc.RelativeThroughput < seq.RelativeThroughput {
+		t.Fatalf("CP 4: %+v %+v", seq, doc)
+	}
+	bad := DefaultSimulateOptions()
+	bad.ContextParallelSize = 65537
+	if _, err := Simulate(lengths, model, bad); !errors.Is(err, ErrInvalidArgument) ||
+		!strings.Contains(err.Error(), "context_parallel_size = 65537") {
+		t.Fatalf("CP 65537: %v", err)
 	}
 }

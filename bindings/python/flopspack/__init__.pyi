@@ -523,6 +523,7 @@ def pack(
     overflow: Overflow = ...,
     seed: int = ...,
     model: Optional[CostModel] = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Plan: ...
 def balance(
     costs: npt.ArrayLike,
@@ -687,6 +688,8 @@ def simulate(
     pipeline_stages: int = ...,
     pipeline_schedule: PipelineSchedule = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
+    context_parallel_size: int = ...,
+    context_parallel_layout: CpLayout = ...,
 ) -> Simulation: ...
 def simulate_sweep(
     lengths: _Lengths,
@@ -703,6 +706,8 @@ def simulate_sweep(
     pipeline_stages: int = ...,
     pipeline_schedule: PipelineSchedule = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
+    context_parallel_size: int = ...,
+    context_parallel_layout: CpLayout = ...,
 ) -> Sweep: ...
 
 # ---- Cost-model files and prediction quality (docs/cost-models.md) ----

@@ -11,6 +11,7 @@ import numpy as np
 from . import _arrays, _validate
 from . import capi as _capi
 from ._cost import CostModel
+from ._errors import InvalidArgumentError
 from ._plan import Plan
 from ._stream import Overflow
 
@@ -41,11 +42,15 @@ def pack(
     overflow: Overflow = Overflow.ERROR,
     seed: int = 0,
     model: Optional[CostModel] = None,
+    extra_costs: Any = None,
 ) -> Plan:
     """Packs documents into sequences of `capacity` tokens. Group g is a
     sequence: document indices in placement order with the tokens each
     contributes (a split document appears in several). model None = cost is
-    tokens."""
+    tokens. extra_costs (one finite, non-negative float per document, or
+    None) adds each document's own cost to its sequence's cost, a split or
+    truncated document's pieces carrying it by tokens; placement is by
+    tokens, unchanged (flopspack_pack_with_extra_costs)."""
     o = _capi.flopspack_pack_options()  # library defaults
     o.capacity = _validate.int64(capacity, "capacity")
     o.algorithm = _validate.choice(algorithm, PackAlgorithm, "algorithm")
@@ -53,7 +58,14 @@ def pack(
     o.seed = _validate.uint64(seed, "seed")
     array = _arrays.lengths(lengths)
     h = _validate.handle(model, CostModel, "model", allow_none=True)
-    return Plan(_capi.flopspack_swig_pack(o, h, array))
+    if extra_costs is None:
+        return Plan(_capi.flopspack_swig_pack(o, h, array))
+    extra = _arrays.floats(extra_costs, "extra_costs")
+    if extra.size != array.size:
+        raise InvalidArgumentError(
+            f"extra_costs has {extra.size} entries for {array.size} lengths"
+        )
+    return Plan(_capi.flopspack_swig_pack_with_extra_costs(o, h, array, extra))
 
 
 def balance(

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _arrays, _validate
 from . import capi as _capi
+from ._context_parallel import CpLayout
 from ._cost import CostModel
 from ._handle import Handle
 from ._planner import PipelineSchedule, Sync
@@ -80,6 +81,8 @@ _OPTION_CHECKS = {
     "sync": lambda value, name: _validate.choice(value, Sync, name),
     "pipeline_stages": _validate.uint32,
     "pipeline_schedule": lambda value, name: _validate.choice(value, PipelineSchedule, name),
+    "context_parallel_size": _validate.uint32,
+    "context_parallel_layout": lambda value, name: _validate.choice(value, CpLayout, name),
 }
 
 
@@ -149,13 +152,19 @@ def simulate(
     pipeline_stages: int = 0,
     pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
     progress: Optional[ProgressFn] = None,
+    context_parallel_size: int = 0,
+    context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
 ) -> Simulation:
     """Simulates a training run; options left None take the library's
     defaults. sync and pipeline_stages say how the trainer synchronizes: a
     step lasts the slowest rank (STEP), the sum over slots of each slot's
     slowest microbatch (MICROBATCH: FSDP / ZeRO-3), or with
     pipeline_stages >= 2 the slowest replica's 1F1B makespan; the planner
-    policies plan for it. progress(done, total) is called after every step; returning
+    policies plan for it. context_parallel_size C >= 2 makes every rank a
+    group of C GPUs sharing each microbatch (of C x tokens_per_microbatch
+    tokens, token counts per GPU as in plan_step), cut with
+    context_parallel_layout; a microbatch costs its slowest CP rank.
+    progress(done, total) is called after every step; returning
     False (or raising an Exception) cancels with CancelledError. Ctrl-C
     stops the run within a step (with or without progress) and raises
     KeyboardInterrupt."""
@@ -164,7 +173,8 @@ def simulate(
         tokens_per_microbatch=tokens_per_microbatch,
         max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
         record_steps=record_steps, sync=sync, pipeline_stages=pipeline_stages,
-        pipeline_schedule=pipeline_schedule,
+        pipeline_schedule=pipeline_schedule, context_parallel_size=context_parallel_size,
+        context_parallel_layout=context_parallel_layout,
     )
     array = _arrays.lengths(lengths)
     h = _capi.flopspack_py_simulate(
@@ -197,6 +207,8 @@ def simulate_sweep(
     pipeline_stages: int = 0,
     pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
     progress: Optional[ProgressFn] = None,
+    context_parallel_size: int = 0,
+    context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
 ) -> Sweep:
     """Simulates at each rank count (see flopspack_simulate_sweep); the
     sampled efficiency is the one under the sync model."""
@@ -205,6 +217,8 @@ def simulate_sweep(
         tokens_per_microbatch=tokens_per_microbatch,
         max_tokens_per_microbatch=max_tokens_per_microbatch, num_steps=num_steps, seed=seed,
         sync=sync, pipeline_stages=pipeline_stages, pipeline_schedule=pipeline_schedule,
+        context_parallel_size=context_parallel_size,
+        context_parallel_layout=context_parallel_layout,
     )
     counts = _arrays.offsets(rank_counts, "rank_counts")
     sampled = np.empty(len(counts), dtype=np.float64)

@@ -2,6 +2,7 @@
 their tokens plus their own extra cost (flopspack_plan_step_with_extra_costs)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -82,3 +83,36 @@ def test_multimodal_costs_feed_plan_step():
         flopspack.multimodal_costs(vit, [5, 5], [0, 2], [0, 0])
     with pytest.raises(flopspack.InvalidArgumentError, match="for 2 text_tokens"):
         flopspack.multimodal_costs(vit, [5, 5], [0], [0, 0])
+
+
+def test_pack_extra_costs_none_and_zeros_are_pack():
+    model = flopspack.CostModel.polynomial(0, 0, 1, 1 / 1024)
+    lengths = np.array([1 + (i * 7919) % 1500 for i in range(150)], dtype=np.int64)
+    plain = flopspack.pack(lengths, 1024, overflow=flopspack.Overflow.SPLIT, model=model)
+    for extra in (None, np.zeros(len(lengths))):
+        plan = flopspack.pack(
+            lengths, 1024, overflow=flopspack.Overflow.SPLIT, model=model, extra_costs=extra
+        )
+        assert len(plan) == len(plain)
+        for a, b in zip(plain, plan):
+            assert list(a.items) == list(b.items)
+            assert list(a.tokens) == list(b.tokens)
+            assert a.cost == b.cost
+
+
+def test_pack_extra_costs_by_hand_and_bad_input():
+    extra = [1.5, 0.0, 1000.0, 0.25]
+    before = list(extra)
+    plan = flopspack.pack(
+        [60, 40, 100, 30], 100, algorithm=flopspack.PackAlgorithm.NEXT_FIT, extra_costs=extra
+    )
+    assert [g.cost for g in plan] == [101.5, 1100.0, 30.25]
+    assert extra == before
+    for bad, error, fragment in [
+        ([0, -1, 0], flopspack.InvalidArgumentError, "extra_costs[1] = -1"),
+        ([0, 0, math.nan], flopspack.InvalidArgumentError, "extra_costs[2] = nan"),
+        ([1e308, 1e308, 0], flopspack.OutOfRangeError, "extra_costs"),
+        ([0, 0], flopspack.InvalidArgumentError, "extra_costs has 2 entries for 3 lengths"),
+    ]:
+        with pytest.raises(error, match=re.escape(fragment)):
+            flopspack.pack([10, 20, 30], 64, extra_costs=bad)

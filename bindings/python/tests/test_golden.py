@@ -183,6 +183,11 @@ def test_step_planner(golden_dir):
             with flopspack.plan_step(case["lengths"], model, **step_kwargs(case["options"])) as plan:
                 check_plan(plan, case["plan"], name)
             continue
+        if case["op"] == "plan_step_with_extra_costs":
+            with flopspack.plan_step(case["lengths"], model, extra_costs=case["extra_costs"],
+                                     **step_kwargs(case["options"])) as plan:
+                check_plan(plan, case["plan"], name)
+            continue
         p = case["planner_options"]
         planner = flopspack.StepPlanner(model, **step_kwargs(case["options"]), **p)
         for step, op in enumerate(case["script"]):

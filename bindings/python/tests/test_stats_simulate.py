@@ -143,3 +143,31 @@ def test_cost_capacity_costs_a_long_document_as_its_pieces():
         flopspack.Stats(lengths, model, cost_capacity=-1)
     with pytest.raises(flopspack.InvalidArgumentError, match="cost_capacity"):
         whole.merge(trained)
+
+
+def test_simulate_context_parallel():
+    kwargs = dict(num_ranks=16, tokens_per_microbatch=2048, num_steps=10, seed=5,
+                  policy=flopspack.SimPolicy.PLANNER_DOCUMENTS)
+    none = flopspack.simulate(L, MODEL, **kwargs).summary
+    # CP size 1 is no CP, bit for bit.
+    one = flopspack.simulate(L, MODEL, context_parallel_size=1,
+                             context_parallel_layout=flopspack.CpLayout.SEQUENCE_HEAD_TAIL,
+                             **kwargs).summary
+    assert one.relative_throughput == none.relative_throughput
+    assert one.mean_step_time == none.mean_step_time
+    # Four GPUs per microbatch: up to 4 x the tokens; per-document sharding
+    # at least as good as per-sequence.
+    runs = {layout: flopspack.simulate(L, MODEL, context_parallel_size=4,
+                                       context_parallel_layout=layout, **kwargs).summary
+            for layout in flopspack.CpLayout}
+    doc = runs[flopspack.CpLayout.DOCUMENT_HEAD_TAIL]
+    assert 3 * none.real_tokens < doc.real_tokens <= 4 * 16 * 2048 * 10
+    assert doc.relative_throughput >= runs[flopspack.CpLayout.SEQUENCE_HEAD_TAIL].relative_throughput
+    sweep = flopspack.simulate_sweep(L, MODEL, [4, 32], num_steps=5, context_parallel_size=2)
+    assert np.all((0 < sweep.relative_throughput) & (sweep.relative_throughput <= 1))
+    with pytest.raises(flopspack.InvalidArgumentError, match="context_parallel_size = 65537"):
+        flopspack.simulate(L, MODEL, context_parallel_size=65537)
+    with pytest.raises(flopspack.InvalidArgumentError, match="bucket sampler"):
+        flopspack.simulate(L, MODEL, context_parallel_size=2, policy=flopspack.SimPolicy.BUCKETS)
+    with pytest.raises((ValueError, flopspack.InvalidArgumentError)):
+        flopspack.simulate(L, MODEL, context_parallel_size=2, context_parallel_layout=9)

@@ -1,11 +1,13 @@
 #include "pack/binpack/packer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "pack/primitives/bin_packing.h"
+#include "pack/primitives/extra_costs.h"
 #include "util/checked.h"
 #include "util/large_buffer.h"
 #include "util/validate.h"
@@ -114,10 +116,18 @@ BinAssignment Assign(absl::Span<const int64_t> sizes, const PackOptions& options
 }  // namespace
 
 absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& options) {
+  return PackWithExtraCosts(lengths, {}, options);
+}
+
+absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
+                                        absl::Span<const double> extra_costs,
+                                        const PackOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   if (absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths); !total.ok()) {
     return total.status();
   }
+  if (absl::Status s = CheckExtraCosts(extra_costs, lengths.size()); !s.ok()) return s;
+  const ExtraCosts extra_cost{extra_costs, lengths};
   if (lengths.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
     return absl::OutOfRangeError(
         absl::StrFormat("n = %u documents: at most 2^31 - 1 are supported", lengths.size()));
@@ -170,7 +180,31 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
     } else {
       for (int64_t t : group_tokens) cost += static_cast<double>(t);
     }
+    if (!extra_cost.empty()) {
+      for (int64_t k = start[b]; k < start[b + 1]; ++k) cost += extra_cost.Of(items[k], tokens[k]);
+      if (!std::isfinite(cost)) {
+        return absl::OutOfRangeError(absl::StrFormat(
+            "sequence %d: its cost plus its documents' extra costs overflows a double; rescale "
+            "the costs",
+            b));
+      }
+    }
     costs[b] = cost;
+  }
+  // With extra costs the costliest piece need not be the longest: take the
+  // costliest piece, model cost plus its share (computed before the plan
+  // takes the arrays).
+  double costliest_piece = 0;
+  if (!extra_cost.empty()) {
+    for (size_t k = 0; k < placed; ++k) {
+      double c = static_cast<double>(tokens[k]);
+      if (options.cost_model != nullptr) {
+        absl::StatusOr<double> mc = options.cost_model->SequenceCost({&tokens[k], 1});
+        if (!mc.ok()) return mc.status();
+        c = *mc;
+      }
+      costliest_piece = std::max(costliest_piece, c + extra_cost.Of(items[k], tokens[k]));
+    }
   }
   Plan plan;
   plan.SetGroups(std::move(start), std::move(items), std::move(tokens),
@@ -184,6 +218,7 @@ absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& 
     if (!c.ok()) return c.status();
     largest = *c;
   }
+  if (!extra_cost.empty()) largest = std::max(largest, costliest_piece);
   if (absl::Status s = CheckGroupCostSum(plan, "sequence cost"); !s.ok()) return s;
   ComputeGroupMetrics(plan, lengths.size(), largest, options.capacity);
   PlanMetrics& m = plan.metrics();

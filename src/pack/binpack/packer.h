@@ -45,6 +45,17 @@ struct PackOptions {
 // 2^31 - 1 pieces; the cost model's status if it fails.
 absl::StatusOr<Plan> Pack(absl::Span<const int64_t> lengths, const PackOptions& options);
 
+// Pack where document i's sequence cost share is the model's cost of its
+// tokens plus extra_costs[i] (empty = none: the same plan as Pack, bit for
+// bit). Placement is by tokens (the capacity is a token limit), so extra
+// costs change the sequence costs and cost metrics, never the placement. A
+// split or truncated document's pieces carry its extra cost in proportion
+// to their tokens (extra_costs.h). Errors: Pack's, plus CheckExtraCosts'
+// and OutOfRange for a sequence cost that overflows a double.
+absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
+                                        absl::Span<const double> extra_costs,
+                                        const PackOptions& options);
+
 }  // namespace flopspack::pack
 
 #endif  // FLOPSPACK_PACK_BINPACK_PACKER_H_

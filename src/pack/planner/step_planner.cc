@@ -16,6 +16,7 @@
 #include "pack/planner/slot_balance.h"
 #include "pack/planner/sync_metrics.h"
 #include "pack/primitives/bin_packing.h"
+#include "pack/primitives/extra_costs.h"
 #include "pack/primitives/lpt.h"
 #include "util/checked.h"
 #include "util/large_buffer.h"
@@ -63,22 +64,6 @@ absl::Status TooManyMicrobatches(int64_t r, int64_t m, int64_t cap) {
       "at most %d per step (plan fewer tokens per step, or raise max_tokens_per_microbatch)",
       r, m, cap, kMaxStepMicrobatches));
 }
-
-// Per-document extra costs beside the model's cost of the tokens (empty =
-// none): an item of t tokens of document d carries extra[d] x t / lengths[d],
-// so a split document's pieces share its extra cost in proportion to their
-// tokens, and a whole document carries exactly extra[d].
-struct ExtraCosts {
-  absl::Span<const double> extra;
-  absl::Span<const int64_t> lengths;
-
-  bool empty() const { return extra.empty(); }
-  double Of(int64_t doc, int64_t tokens) const {
-    const double e = extra[doc];
-    const int64_t length = lengths[doc];
-    return tokens == length ? e : e * (static_cast<double>(tokens) / static_cast<double>(length));
-  }
-};
 
 // The cost of each item: the model's cost of its tokens plus its share of
 // its document's extra cost (docs[i] is item i's document).
@@ -563,23 +548,6 @@ absl::StatusOr<Plan> PlanStep(const StepOptions& o, const cost::CostModel& model
                               absl::Span<const int64_t> lengths, absl::Span<const int64_t> ids,
                               StepStats* stats) {
   return PlanStepWithExtraCosts(o, model, lengths, {}, ids, stats);
-}
-
-absl::Status CheckExtraCosts(absl::Span<const double> extra_costs, size_t n) {
-  if (extra_costs.empty()) return absl::OkStatus();
-  if (extra_costs.size() != n) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("extra_costs has %u entries for %u lengths", extra_costs.size(), n));
-  }
-  for (size_t i = 0; i < extra_costs.size(); ++i) {
-    if (!std::isfinite(extra_costs[i]) || extra_costs[i] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("extra_costs[%u] = %g: every extra cost must be finite and non-negative",
-                          i, extra_costs[i]));
-    }
-  }
-  absl::StatusOr<double> sum = util::CheckedCostSum("extra_costs", extra_costs);
-  return sum.ok() ? absl::OkStatus() : sum.status();
 }
 
 namespace {

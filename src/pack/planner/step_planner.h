@@ -40,6 +40,7 @@
 #include "pack/context_parallel/context_parallel.h"
 #include "pack/planner/pipeline_schedule.h"
 #include "pack/planner/planner_order.h"
+#include "pack/primitives/extra_costs.h"  // CheckExtraCosts, for the callers of PlanStepWithExtraCosts
 #include "pack/primitives/overflow.h"
 #include "pack/primitives/plan.h"
 
@@ -152,9 +153,6 @@ absl::Status ValidateStepOptions(const StepOptions& options);
 absl::StatusOr<Plan> PlanStep(const StepOptions& options, const cost::CostModel& model,
                               absl::Span<const int64_t> lengths, absl::Span<const int64_t> ids = {},
                               StepStats* stats = nullptr);
-
-// extra_costs, when not empty, is finite and non-negative, one per length.
-absl::Status CheckExtraCosts(absl::Span<const double> extra_costs, size_t n);
 
 // PlanStep where document i costs the model's cost of its tokens plus
 // extra_costs[i] (empty = none: the same plan as PlanStep, bit for bit).

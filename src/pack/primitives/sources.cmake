@@ -5,6 +5,7 @@ target_sources(flopspack_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/cost_order.cc
   ${CMAKE_CURRENT_LIST_DIR}/saved_state.cc
+  ${CMAKE_CURRENT_LIST_DIR}/extra_costs.cc
   ${CMAKE_CURRENT_LIST_DIR}/lpt.cc
   ${CMAKE_CURRENT_LIST_DIR}/bin_packing.cc
   ${CMAKE_CURRENT_LIST_DIR}/refine.cc

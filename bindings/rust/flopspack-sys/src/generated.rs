@@ -885,6 +885,8 @@ pub struct flopspack_simulate_options {
     pub sync: i32,
     pub pipeline_stages: u32,
     pub pipeline_schedule: i32,
+    pub context_parallel_size: u32,
+    pub context_parallel_layout: i32,
 }
 extern "C" {
     pub fn flopspack_simulate_options_init(options: *mut flopspack_simulate_options);
@@ -1203,6 +1205,15 @@ extern "C" {
         n: usize,
         out_tokens: *mut i64,
         out_extra_costs: *mut f64,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_pack_with_extra_costs(
+        options: *const flopspack_pack_options,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
 }
 #[repr(C)]

@@ -255,6 +255,10 @@ pub struct flopspack_simulate_options {
     pub sync: i32,
     pub pipeline_stages: u32,
     pub pipeline_schedule: i32,
+    /// GPUs per context-parallel group; 0 or 1 = none.
+    pub context_parallel_size: u32,
+    /// A `flopspack_cp_layout` value.
+    pub context_parallel_layout: i32,
 }
 
 #[repr(C)]
@@ -895,6 +899,13 @@ extern "C" {
         n: usize,
         out_tokens: *mut i64,
         out_extra_costs: *mut f64,
+    ) -> flopspack_status;
+    pub fn flopspack_pack_with_extra_costs(
+        options: *const flopspack_pack_options,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
     pub fn flopspack_step_context_create(out: *mut *mut flopspack_step_context)
         -> flopspack_status;

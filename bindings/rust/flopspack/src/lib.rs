@@ -51,7 +51,10 @@ pub use error::{Error, Result, Status};
 pub use model_file::{
     CostModelFile, ModelQuality, COST_MODEL_FILE_FORMAT, COST_MODEL_FILE_VERSION,
 };
-pub use pack::{balance, pack, BalanceAlgorithm, BalanceOptions, PackAlgorithm, PackOptions};
+pub use pack::{
+    balance, pack, pack_with_extra_costs, BalanceAlgorithm, BalanceOptions, PackAlgorithm,
+    PackOptions,
+};
 pub use plan::{Group, GroupInfo, Plan, PlanMetrics};
 pub use planner::{
     multimodal_costs, plan_step, plan_step_with_extra_costs, Pending, PipelineSchedule, SlotOrder,

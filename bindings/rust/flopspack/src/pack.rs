@@ -68,6 +68,40 @@ fn pack_defaults() -> sys::flopspack_pack_options {
 /// # Ok::<(), flopspack::Error>(())
 /// ```
 pub fn pack(lengths: &[i64], options: &PackOptions, model: Option<&CostModel>) -> Result<Plan> {
+    pack_with_extra_costs(lengths, None, options, model)
+}
+
+/// [`pack`] where a sequence also costs the extra costs of its documents
+/// (finite, non-negative; a split or truncated document's pieces carry
+/// theirs by tokens). Placement is by tokens, as in [`pack`]; `None` = the
+/// same plan as [`pack`].
+///
+/// ```
+/// use flopspack::{pack_with_extra_costs, PackAlgorithm, PackOptions};
+///
+/// let options = PackOptions { algorithm: PackAlgorithm::NextFit, ..PackOptions::new(100) };
+/// let plan = pack_with_extra_costs(&[60, 40, 100], Some(&[1.5, 0.0, 1000.0]), &options, None)?;
+/// assert_eq!(plan.metrics().max_group_cost, 1100.0);
+/// # Ok::<(), flopspack::Error>(())
+/// ```
+pub fn pack_with_extra_costs(
+    lengths: &[i64],
+    extra_costs: Option<&[f64]>,
+    options: &PackOptions,
+    model: Option<&CostModel>,
+) -> Result<Plan> {
+    if let Some(e) = extra_costs {
+        if e.len() != lengths.len() {
+            return Err(Error::new(
+                Status::InvalidArgument,
+                format!(
+                    "extra_costs has {} entries for {} lengths",
+                    e.len(),
+                    lengths.len()
+                ),
+            ));
+        }
+    }
     let mut c = pack_defaults();
     c.algorithm = (match options.algorithm {
         PackAlgorithm::BestFitDecreasing => sys::FLOPSPACK_PACK_BEST_FIT_DECREASING,
@@ -80,9 +114,12 @@ pub fn pack(lengths: &[i64], options: &PackOptions, model: Option<&CostModel>) -
     c.seed = options.seed;
     c.cost_model = model.map_or(ptr::null(), |m| m.as_ptr());
     let mut raw = ptr::null_mut();
-    // SAFETY: the model (borrowed for the call) and the slice live through it.
-    let status =
-        check(unsafe { sys::flopspack_pack(&c, lengths.as_ptr(), lengths.len(), &mut raw) });
+    let extra = extra_costs.map_or(ptr::null(), |e| e.as_ptr());
+    // SAFETY: the model (borrowed for the call) and the slices (extra NULL
+    // or as long as lengths) live through it.
+    let status = check(unsafe {
+        sys::flopspack_pack_with_extra_costs(&c, lengths.as_ptr(), extra, lengths.len(), &mut raw)
+    });
     match model {
         Some(m) => m.explain(status)?,
         None => status?,

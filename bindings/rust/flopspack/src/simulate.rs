@@ -57,6 +57,13 @@ pub struct SimulateOptions {
     /// Per replica; 0 or 1 = none, at most 1024.
     pub pipeline_stages: u32,
     pub pipeline_schedule: PipelineSchedule,
+    /// Context parallelism: every rank is a data-parallel group of this
+    /// many GPUs sharing each microbatch (0 or 1 = none, at most 65,536),
+    /// cut with `context_parallel_layout`; token counts stay per GPU (a
+    /// microbatch holds C x `tokens_per_microbatch`) and a microbatch costs
+    /// its slowest CP rank (docs/straggler-emulator.md).
+    pub context_parallel_size: u32,
+    pub context_parallel_layout: crate::CpLayout,
 }
 
 fn init() -> sys::flopspack_simulate_options {
@@ -75,6 +82,8 @@ fn init() -> sys::flopspack_simulate_options {
         sync: 0,
         pipeline_stages: 0,
         pipeline_schedule: 0,
+        context_parallel_size: 0,
+        context_parallel_layout: 0,
     };
     // SAFETY: fills a local struct.
     unsafe { sys::flopspack_simulate_options_init(&mut c) };
@@ -96,6 +105,8 @@ impl Default for SimulateOptions {
             sync: SyncModel::Step,
             pipeline_stages: c.pipeline_stages,
             pipeline_schedule: PipelineSchedule::OneFOneB,
+            context_parallel_size: c.context_parallel_size,
+            context_parallel_layout: crate::CpLayout::from_c(c.context_parallel_layout),
         }
     }
 }
@@ -139,6 +150,8 @@ fn to_c(o: &SimulateOptions, progress: &mut Option<Progress>) -> sys::flopspack_
     c.pipeline_schedule = (match o.pipeline_schedule {
         PipelineSchedule::OneFOneB => sys::FLOPSPACK_PIPELINE_1F1B,
     }) as i32;
+    c.context_parallel_size = o.context_parallel_size;
+    c.context_parallel_layout = o.context_parallel_layout.to_c();
     if let Some(p) = progress {
         c.progress = Some(progress_trampoline);
         c.progress_user_data = p as *mut Progress as *mut c_void;

@@ -113,3 +113,65 @@ fn multimodal_costs_of_a_vit_l_encoder() {
         "{err}"
     );
 }
+
+#[test]
+fn pack_with_extra_costs_none_and_zeros_are_pack() {
+    use flopspack::{pack, pack_with_extra_costs, Overflow, PackOptions};
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1.0 / 1024.0).unwrap();
+    let lengths: Vec<i64> = (0..150).map(|i| 1 + (i * 7919) % 1500).collect();
+    let zeros = vec![0.0; lengths.len()];
+    let options = PackOptions {
+        overflow: Overflow::Split,
+        ..PackOptions::new(1024)
+    };
+    let key = |p: &flopspack::Plan| -> Vec<_> {
+        p.groups()
+            .map(|g| (g.items.to_vec(), g.tokens.to_vec(), g.info.cost.to_bits()))
+            .collect()
+    };
+    let a = pack(&lengths, &options, Some(&model)).unwrap();
+    let b = pack_with_extra_costs(&lengths, None, &options, Some(&model)).unwrap();
+    let c = pack_with_extra_costs(&lengths, Some(&zeros), &options, Some(&model)).unwrap();
+    assert_eq!(key(&a), key(&b));
+    assert_eq!(key(&a), key(&c));
+}
+
+#[test]
+fn pack_with_extra_costs_adds_them_and_rejects_bad_ones() {
+    use flopspack::{pack_with_extra_costs, PackAlgorithm, PackOptions};
+    let options = PackOptions {
+        algorithm: PackAlgorithm::NextFit,
+        ..PackOptions::new(100)
+    };
+    let plan = pack_with_extra_costs(
+        &[60, 40, 100, 30],
+        Some(&[1.5, 0.0, 1000.0, 0.25]),
+        &options,
+        None,
+    )
+    .unwrap();
+    let costs: Vec<f64> = plan.groups().map(|g| g.info.cost).collect();
+    assert_eq!(costs, vec![101.5, 1100.0, 30.25]);
+    for (extra, status, fragment) in [
+        (
+            vec![0.0, -1.0, 0.0],
+            Status::InvalidArgument,
+            "extra_costs[1] = -1",
+        ),
+        (
+            vec![0.0, 0.0, f64::NAN],
+            Status::InvalidArgument,
+            "extra_costs[2] = nan",
+        ),
+        (vec![1e308, 1e308, 0.0], Status::OutOfRange, "extra_costs"),
+        (
+            vec![0.0, 0.0],
+            Status::InvalidArgument,
+            "extra_costs has 2 entries for 3 lengths",
+        ),
+    ] {
+        let err = pack_with_extra_costs(&[10, 20, 30], Some(&extra), &options, None).unwrap_err();
+        assert_eq!(err.status(), status, "{:?}", extra);
+        assert!(err.message().contains(fragment), "{}", err.message());
+    }
+}

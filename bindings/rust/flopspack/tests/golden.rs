@@ -4,12 +4,12 @@ mod common;
 
 use common::json::Json;
 use flopspack::{
-    balance, bucket_padding, optimize_buckets, pack, plan_step, simulate, simulate_sweep,
-    AttentionSpan, BalanceAlgorithm, BalanceOptions, Binning, BucketBudget, BucketSampler,
-    BucketSamplerOptions, CostModel, FitTerms, HistogramOptions, Overflow, PackAlgorithm,
-    PackOptions, PipelineSchedule, Plan, SimPolicy, SimSeries, SimulateOptions, SlotOrder, Stats,
-    StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions, StreamOptions, StreamPacker,
-    SyncModel, TransformerConfig, Weighting,
+    balance, bucket_padding, optimize_buckets, pack, plan_step, plan_step_with_extra_costs,
+    simulate, simulate_sweep, AttentionSpan, BalanceAlgorithm, BalanceOptions, Binning,
+    BucketBudget, BucketSampler, BucketSamplerOptions, CostModel, FitTerms, HistogramOptions,
+    Overflow, PackAlgorithm, PackOptions, PipelineSchedule, Plan, SimPolicy, SimSeries,
+    SimulateOptions, SlotOrder, Stats, StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions,
+    StreamOptions, StreamPacker, SyncModel, TransformerConfig, Weighting,
 };
 use std::path::PathBuf;
 
@@ -428,6 +428,18 @@ fn golden_step_planner() {
         let options = step_options(c.get("options"));
         if c.get("op").str() == "plan_step" {
             let plan = plan_step(&c.get("lengths").ints(), &model, &options).unwrap();
+            check_plan(name, &plan, c.get("plan"));
+            continue;
+        }
+        if c.get("op").str() == "plan_step_with_extra_costs" {
+            let extra = c.get("extra_costs").floats();
+            let plan = plan_step_with_extra_costs(
+                &c.get("lengths").ints(),
+                Some(&extra),
+                &model,
+                &options,
+            )
+            .unwrap();
             check_plan(name, &plan, c.get("plan"));
             continue;
         }

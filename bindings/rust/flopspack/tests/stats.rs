@@ -161,3 +161,55 @@ fn cost_capacity_costs_a_long_document_as_its_pieces() {
     assert!(Stats::with_options(&lengths, None, Some(&model), -1).is_err());
     assert!(Stats::with_options(&lengths, Some(&[1]), Some(&model), 8192).is_err());
 }
+
+#[test]
+fn simulate_context_parallel() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1e-4).unwrap();
+    let docs = lengths(4000, 4, 30000);
+    let base = SimulateOptions {
+        num_ranks: 16,
+        tokens_per_microbatch: 4096,
+        num_steps: 10,
+        seed: 5,
+        policy: flopspack::SimPolicy::PlannerDocuments,
+        ..Default::default()
+    };
+    assert_eq!(base.context_parallel_size, 0);
+    assert_eq!(
+        base.context_parallel_layout,
+        flopspack::CpLayout::DocumentHeadTail
+    );
+    let none = simulate(&docs, &model, &base, None).unwrap().summary();
+    // CP size 1 is no CP, bit for bit.
+    let one = SimulateOptions {
+        context_parallel_size: 1,
+        ..base
+    };
+    let one = simulate(&docs, &model, &one, None).unwrap().summary();
+    assert_eq!(one.relative_throughput, none.relative_throughput);
+    assert_eq!(one.mean_step_time, none.mean_step_time);
+    // Four GPUs per microbatch: up to 4 x the tokens, per-document sharding
+    // at least as good as per-sequence.
+    let run = |layout| {
+        let o = SimulateOptions {
+            context_parallel_size: 4,
+            context_parallel_layout: layout,
+            ..base
+        };
+        simulate(&docs, &model, &o, None).unwrap().summary()
+    };
+    let seq = run(flopspack::CpLayout::SequenceHeadTail);
+    let doc = run(flopspack::CpLayout::DocumentHeadTail);
+    assert!(doc.real_tokens > none.real_tokens * 3);
+    assert!(doc.relative_throughput >= seq.relative_throughput);
+    let bad = SimulateOptions {
+        context_parallel_size: 65537,
+        ..base
+    };
+    let e = simulate(&docs, &model, &bad, None).err().unwrap();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(
+        e.to_string().contains("context_parallel_size = 65537"),
+        "{e}"
+    );
+}
