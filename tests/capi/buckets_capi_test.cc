@@ -10,7 +10,7 @@
 
 namespace {
 
-std::vector<int64_t> Lengths(size_t n) {
+std::vector<int64_t> BucketLengths(size_t n) {
   // Deterministic mix of short and long samples, 1 .. 2000.
   std::vector<int64_t> lengths(n);
   uint64_t x = 12345;
@@ -22,7 +22,7 @@ std::vector<int64_t> Lengths(size_t n) {
   return lengths;
 }
 
-flopspack_bucket_sampler_options Options() {
+flopspack_bucket_sampler_options BucketOptions() {
   flopspack_bucket_sampler_options o;
   flopspack_bucket_sampler_options_init(&o);
   o.num_buckets = 8;
@@ -73,8 +73,8 @@ TEST(BucketsCapiTest, OptimizeBadInputLeavesOutputAlone) {
 }
 
 TEST(BucketsCapiTest, SamplerEpochStepsAndSlots) {
-  const std::vector<int64_t> lengths = Lengths(4000);
-  const flopspack_bucket_sampler_options o = Options();
+  const std::vector<int64_t> lengths = BucketLengths(4000);
+  const flopspack_bucket_sampler_options o = BucketOptions();
   flopspack_bucket_sampler* sampler = nullptr;
   ASSERT_EQ(flopspack_bucket_sampler_create(&o, nullptr, lengths.data(), lengths.size(), &sampler),
             FLOPSPACK_OK)
@@ -179,8 +179,8 @@ TEST(BucketsCapiTest, SamplerEpochStepsAndSlots) {
 }
 
 TEST(BucketsCapiTest, DropLastListsDroppedSamples) {
-  const std::vector<int64_t> lengths = Lengths(1001);
-  flopspack_bucket_sampler_options o = Options();
+  const std::vector<int64_t> lengths = BucketLengths(1001);
+  flopspack_bucket_sampler_options o = BucketOptions();
   o.drop_last = 1;
   o.num_ranks = 7;
   o.accumulation_steps = 3;
@@ -209,10 +209,10 @@ TEST(BucketsCapiTest, DropLastListsDroppedSamples) {
 }
 
 TEST(BucketsCapiTest, CostBudgetKeepsItsOwnModelReference) {
-  const std::vector<int64_t> lengths = Lengths(2000);
+  const std::vector<int64_t> lengths = BucketLengths(2000);
   flopspack_cost_model* model = nullptr;
   ASSERT_EQ(flopspack_cost_model_polynomial(10, 0, 1, 0.001, &model), FLOPSPACK_OK);
-  flopspack_bucket_sampler_options o = Options();
+  flopspack_bucket_sampler_options o = BucketOptions();
   o.budget_kind = FLOPSPACK_BUCKET_BUDGET_COST;
   o.max_batch_cost = 20000;
   flopspack_bucket_sampler* sampler = nullptr;
@@ -239,7 +239,7 @@ TEST(BucketsCapiTest, CostBudgetKeepsItsOwnModelReference) {
 }
 
 // Costs a sequence by its length, but fails once `calls` reaches zero.
-int CountdownCost(void* user_data, const int64_t* lengths, size_t n, double* out_cost) {
+int BucketCountdownCost(void* user_data, const int64_t* lengths, size_t n, double* out_cost) {
   int* calls = static_cast<int*>(user_data);
   if ((*calls)-- <= 0) return 42;
   double total = 0;
@@ -249,11 +249,11 @@ int CountdownCost(void* user_data, const int64_t* lengths, size_t n, double* out
 }
 
 TEST(BucketsCapiTest, FailingCostCallbackIsReported) {
-  const std::vector<int64_t> lengths = Lengths(300);
+  const std::vector<int64_t> lengths = BucketLengths(300);
   int calls = 1000000;
   flopspack_cost_model* model = nullptr;
-  ASSERT_EQ(flopspack_cost_model_custom(CountdownCost, &calls, &model), FLOPSPACK_OK);
-  flopspack_bucket_sampler_options o = Options();
+  ASSERT_EQ(flopspack_cost_model_custom(BucketCountdownCost, &calls, &model), FLOPSPACK_OK);
+  flopspack_bucket_sampler_options o = BucketOptions();
   flopspack_bucket_sampler* sampler = nullptr;
   ASSERT_EQ(flopspack_bucket_sampler_create(&o, model, lengths.data(), lengths.size(), &sampler),
             FLOPSPACK_OK);
@@ -278,16 +278,16 @@ TEST(BucketsCapiTest, FailingCostCallbackIsReported) {
 }
 
 TEST(BucketsCapiTest, OptionsStructRules) {
-  const std::vector<int64_t> lengths = Lengths(500);
+  const std::vector<int64_t> lengths = BucketLengths(500);
   flopspack_bucket_sampler* sampler = nullptr;
   // An older caller that stops before `seed` gets the default seed 0.
-  flopspack_bucket_sampler_options older = Options();
+  flopspack_bucket_sampler_options older = BucketOptions();
   older.struct_size = offsetof(flopspack_bucket_sampler_options, seed);
   older.seed = 777;  // beyond the caller's struct_size: must be ignored
   ASSERT_EQ(
       flopspack_bucket_sampler_create(&older, nullptr, lengths.data(), lengths.size(), &sampler),
       FLOPSPACK_OK);
-  flopspack_bucket_sampler_options zero_seed = Options();
+  flopspack_bucket_sampler_options zero_seed = BucketOptions();
   zero_seed.seed = 0;
   flopspack_bucket_sampler* reference = nullptr;
   ASSERT_EQ(flopspack_bucket_sampler_create(&zero_seed, nullptr, lengths.data(), lengths.size(),
@@ -316,7 +316,7 @@ TEST(BucketsCapiTest, OptionsStructRules) {
     uint64_t future;
   } newer;
   std::memset(&newer, 0, sizeof(newer));
-  newer.known = Options();
+  newer.known = BucketOptions();
   newer.known.struct_size = sizeof(newer);
   newer.future = 1;
   sampler = reinterpret_cast<flopspack_bucket_sampler*>(0x1);
@@ -337,7 +337,7 @@ TEST(BucketsCapiTest, SamplerBadInput) {
   auto create = [&](const flopspack_bucket_sampler_options& o, const flopspack_cost_model* model) {
     return flopspack_bucket_sampler_create(&o, model, lengths.data(), lengths.size(), &out);
   };
-  flopspack_bucket_sampler_options o = Options();
+  flopspack_bucket_sampler_options o = BucketOptions();
   o.num_ranks = 1;
   o.accumulation_steps = 1;
   o.max_padded_tokens = 200;
@@ -400,8 +400,8 @@ namespace {
 TEST(BucketsCapiTest, StreamPlacesEverySampleOnceThroughTheLibrary) {
   // 2,003 samples, buffer 500: four full chunks and a tail of 3 samples, too
   // small for a step of 8 batches (listed as leftover).
-  const std::vector<int64_t> lengths = Lengths(2003);
-  flopspack_bucket_sampler_options o = Options();
+  const std::vector<int64_t> lengths = BucketLengths(2003);
+  flopspack_bucket_sampler_options o = BucketOptions();
   flopspack_bucket_stream* stream = nullptr;
   ASSERT_EQ(flopspack_bucket_stream_create(&o, nullptr, 500, &stream), FLOPSPACK_OK);
   std::vector<int> seen(lengths.size(), 0);
@@ -458,8 +458,8 @@ TEST(BucketsCapiTest, StreamPlacesEverySampleOnceThroughTheLibrary) {
 }
 
 TEST(BucketsCapiTest, DiagnoseThroughTheLibrary) {
-  const std::vector<int64_t> lengths = Lengths(3000);
-  flopspack_bucket_sampler_options o = Options();
+  const std::vector<int64_t> lengths = BucketLengths(3000);
+  flopspack_bucket_sampler_options o = BucketOptions();
   flopspack_bucket_sampler* sampler = nullptr;
   ASSERT_EQ(flopspack_bucket_sampler_create(&o, nullptr, lengths.data(), lengths.size(), &sampler),
             FLOPSPACK_OK);

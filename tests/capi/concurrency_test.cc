@@ -36,7 +36,7 @@ std::string Fingerprint(const flopspack_plan* plan) {
   return out;
 }
 
-std::vector<int64_t> Lengths(size_t n) {
+std::vector<int64_t> ThreadLengths(size_t n) {
   std::vector<int64_t> lengths(n);
   uint64_t x = 12345;
   for (int64_t& l : lengths) {
@@ -127,7 +127,7 @@ std::string Work(const flopspack_cost_model* model, const std::vector<int64_t>& 
 
 TEST(ConcurrencyTest, SharedModelManyPlannersSamplersAndPackers) {
   flopspack_cost_model* model = SharedModel();
-  const std::vector<int64_t> lengths = Lengths(2000);
+  const std::vector<int64_t> lengths = ThreadLengths(2000);
   const std::string reference = Work(model, lengths);
   ASSERT_EQ(reference.find("failed"), std::string::npos) << reference;
   constexpr int kThreads = 4;
@@ -145,7 +145,7 @@ TEST(ConcurrencyTest, OneSamplerReadByManyThreads) {
   // The bucket sampler's epoch and step queries are const and may be called
   // concurrently (it caches the last epoch's layout behind a mutex).
   flopspack_cost_model* model = SharedModel();
-  const std::vector<int64_t> lengths = Lengths(3000);
+  const std::vector<int64_t> lengths = ThreadLengths(3000);
   flopspack_bucket_sampler_options bucket;
   flopspack_bucket_sampler_options_init(&bucket);
   bucket.max_padded_tokens = 16384;

@@ -20,7 +20,7 @@ namespace {
 
 using golden::Value;
 
-Value Load(const std::string& file) {
+Value LoadModelFile(const std::string& file) {
   std::ifstream in(std::string(FLOPSPACK_GOLDEN_DIR) + "/" + file);
   std::stringstream text;
   text << in.rdbuf();
@@ -97,7 +97,7 @@ CostModelFile Read(const std::string& text) {
 }
 
 TEST(CostModelFileTest, GoldenFilesGiveTheSameModelOrTheSameRejection) {
-  const Value golden = Load("cost_model_files.json");
+  const Value golden = LoadModelFile("cost_model_files.json");
   size_t valid = 0, invalid = 0;
   for (const Value& c : golden["cases"].items) {
     SCOPED_TRACE(c["name"].text);
@@ -136,7 +136,7 @@ TEST(CostModelFileTest, GoldenFilesGiveTheSameModelOrTheSameRejection) {
 }
 
 TEST(CostModelFileTest, GoldenPredictionQuality) {
-  const Value golden = Load("prediction_quality.json");
+  const Value golden = LoadModelFile("prediction_quality.json");
   ASSERT_GE(golden["cases"].items.size(), 4u);
   for (const Value& c : golden["cases"].items) {
     SCOPED_TRACE(c["name"].text);

@@ -38,7 +38,7 @@ struct Fixture {
   }
 };
 
-flopspack_cp_metrics Metrics(const flopspack_cp_shard* shard) {
+flopspack_cp_metrics CpMetrics(const flopspack_cp_shard* shard) {
   flopspack_cp_metrics m;
   std::memset(&m, 0, sizeof(m));
   m.struct_size = sizeof(m);
@@ -102,7 +102,7 @@ TEST(CpCapiTest, ChunksTileThePlanAndCostsAddUp) {
         EXPECT_GT(balance, 0);
         EXPECT_LE(balance, 1);
       }
-      const flopspack_cp_metrics m = Metrics(shard);
+      const flopspack_cp_metrics m = CpMetrics(shard);
       EXPECT_EQ(m.context_parallel_size, c);
       EXPECT_EQ(m.num_groups, groups);
       EXPECT_EQ(m.num_chunks, chunks);
@@ -126,9 +126,9 @@ TEST(CpCapiTest, DocumentLayoutBeatsSequenceLayoutOnPackedSequences) {
   ASSERT_EQ(flopspack_plan_shard_context_parallel(f.plan, f.model, 4,
                                                   FLOPSPACK_CP_DOCUMENT_HEAD_TAIL, &doc),
             FLOPSPACK_OK);
-  EXPECT_GT(Metrics(doc).worst_balance, Metrics(seq).worst_balance);
-  EXPECT_GT(Metrics(doc).worst_balance, 0.995);  // a small model: attention weighs more
-  EXPECT_GT(Metrics(doc).kv_tokens, Metrics(seq).kv_tokens);
+  EXPECT_GT(CpMetrics(doc).worst_balance, CpMetrics(seq).worst_balance);
+  EXPECT_GT(CpMetrics(doc).worst_balance, 0.995);  // a small model: attention weighs more
+  EXPECT_GT(CpMetrics(doc).kv_tokens, CpMetrics(seq).kv_tokens);
   flopspack_cp_shard_destroy(seq);
   flopspack_cp_shard_destroy(doc);
 }

@@ -66,7 +66,7 @@ struct Row {
 
 // Shared valid objects (created once, never destroyed: reachable, so not
 // leaks for LeakSanitizer).
-const flopspack_cost_model* Tokens() {
+const flopspack_cost_model* ErrorsTokens() {
   static flopspack_cost_model* m = [] {
     flopspack_cost_model* model = nullptr;
     flopspack_cost_model_tokens(&model);
@@ -80,7 +80,7 @@ const flopspack_cost_model* Tokens() {
 struct Countdown {
   int ok;
 };
-int CountdownCost(void* user_data, const int64_t* lengths, size_t n, double* out) {
+int ErrorsCountdownCost(void* user_data, const int64_t* lengths, size_t n, double* out) {
   auto* c = static_cast<Countdown*>(user_data);
   if (c->ok-- <= 0) return 42;
   double sum = 0;
@@ -96,14 +96,14 @@ int NegativeCost(void*, const int64_t*, size_t, double* out) {
 // Each document costs 1e308 (finite); a sequence of several is refused as
 // infinite by the custom model's own check, so the rows using it keep one
 // document per sequence: only the library's sums overflow.
-int HugeCost(void*, const int64_t*, size_t n, double* out) {
+int ErrorsHugeCost(void*, const int64_t*, size_t n, double* out) {
   *out = 1e308 * static_cast<double>(n);
   return 0;
 }
-const flopspack_cost_model* Huge() {
+const flopspack_cost_model* ErrorsHuge() {
   static flopspack_cost_model* m = [] {
     flopspack_cost_model* model = nullptr;
-    flopspack_cost_model_custom(HugeCost, nullptr, &model);
+    flopspack_cost_model_custom(ErrorsHugeCost, nullptr, &model);
     return model;
   }();
   return m;
@@ -112,7 +112,7 @@ const flopspack_cost_model* Huge() {
 // A custom model whose first `ok` calls succeed; destroyed by the caller.
 flopspack_cost_model* FailingModel(Countdown* countdown) {
   flopspack_cost_model* model = nullptr;
-  flopspack_cost_model_custom(CountdownCost, countdown, &model);
+  flopspack_cost_model_custom(ErrorsCountdownCost, countdown, &model);
   return model;
 }
 
@@ -148,7 +148,7 @@ flopspack_stream_options Stream(int64_t capacity) {
   o.capacity = capacity;
   return o;
 }
-flopspack_transformer_config Transformer() {
+flopspack_transformer_config ErrorsTransformer() {
   flopspack_transformer_config c;
   flopspack_transformer_config_init(&c);
   c.num_layers = 2;
@@ -191,7 +191,7 @@ flopspack_step_planner* NewPlanner(int32_t overflow, uint32_t m = 1) {
   flopspack_step_planner_options_init(&p);
   if (m == 0) p.tokens_per_step = 300;
   flopspack_step_planner* planner = nullptr;
-  flopspack_step_planner_create(&o, &p, Tokens(), &planner);
+  flopspack_step_planner_create(&o, &p, ErrorsTokens(), &planner);
   return planner;
 }
 
@@ -233,7 +233,7 @@ flopspack_status RestoreForged(Outs& o, const std::function<void(std::string&)>&
   std::string bytes = SavedPlanner();
   edit(bytes);
   Reseal(bytes);
-  return flopspack_step_planner_restore(bytes.data(), bytes.size(), Tokens(), &o.planner);
+  return flopspack_step_planner_restore(bytes.data(), bytes.size(), ErrorsTokens(), &o.planner);
 }
 
 flopspack_stream_packer* NewPacker(int32_t overflow) {
@@ -290,12 +290,12 @@ std::vector<Row> Rows() {
   add("OverflowingArraySize", "every function taking an array",
       "an array length whose byte size overflows the address space", FLOPSPACK_OUT_OF_RANGE,
       "overflows the address space", [kOverflowN](Outs& o) {
-        return flopspack_cost_model_sequence_cost(Tokens(), kThree, kOverflowN, &o.real);
+        return flopspack_cost_model_sequence_cost(ErrorsTokens(), kThree, kOverflowN, &o.real);
       });
   add("NonPositiveLength", "every function taking lengths", "a length that is zero or negative",
       FLOPSPACK_INVALID_ARGUMENT, "lengths[1] = 0: every length must be positive", [](Outs& o) {
         flopspack_step_options s = Step(2, 0, 16);
-        return flopspack_plan_step(&s, Tokens(), kZeroAt1, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kZeroAt1, 3, &o.plan);
       });
   add("LengthSumOverflow", "every function taking lengths", "lengths whose sum overflows int64",
       FLOPSPACK_OUT_OF_RANGE, "the sum of lengths overflows int64 at index 1", [](Outs& o) {
@@ -315,7 +315,7 @@ std::vector<Row> Rows() {
       "a larger struct (newer caller) with a non-zero unknown tail", FLOPSPACK_INVALID_ARGUMENT,
       "is larger than this library knows", [](Outs& o) {
         Larger<flopspack_step_options> s(Step(2, 0, 16), true);
-        return flopspack_plan_step(&s.value, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s.value, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("OutputStructSizeZero", "`flopspack_plan_metrics`, `flopspack_stream_packer_totals`",
       "an output struct whose `struct_size` is 0", FLOPSPACK_INVALID_ARGUMENT,
@@ -332,21 +332,21 @@ std::vector<Row> Rows() {
       [](Outs& o) { return flopspack_cost_model_polynomial(0, 0, kNaN, 0, &o.model); });
   add("CostBadDimension", "`flopspack_cost_model_transformer`", "a non-positive dimension",
       FLOPSPACK_INVALID_ARGUMENT, "hidden_size = 0 must be positive", [](Outs& o) {
-        flopspack_transformer_config c = Transformer();
+        flopspack_transformer_config c = ErrorsTransformer();
         c.hidden_size = 0;
         return flopspack_cost_model_transformer(&c, &o.model);
       });
   add("CostHeadsDoNotDivide", "`flopspack_cost_model_transformer`",
       "heads that do not divide the hidden size (head_dim = 0)", FLOPSPACK_INVALID_ARGUMENT,
       "num_attention_heads = 3 does not divide hidden_size = 64", [](Outs& o) {
-        flopspack_transformer_config c = Transformer();
+        flopspack_transformer_config c = ErrorsTransformer();
         c.num_attention_heads = 3;
         c.num_key_value_heads = 3;
         return flopspack_cost_model_transformer(&c, &o.model);
       });
   add("CostBadFlag", "`flopspack_cost_model_transformer`", "a flag not 0/1, an unknown enum value",
       FLOPSPACK_INVALID_ARGUMENT, "causal = 2 must be 0 or 1", [](Outs& o) {
-        flopspack_transformer_config c = Transformer();
+        flopspack_transformer_config c = ErrorsTransformer();
         c.causal = 2;
         return flopspack_cost_model_transformer(&c, &o.model);
       });
@@ -373,7 +373,7 @@ std::vector<Row> Rows() {
   add("CoefficientsNotPolynomial", "`flopspack_cost_model_coefficients`",
       "a transformer or custom model", FLOPSPACK_INVALID_ARGUMENT,
       "only a tokens, polynomial or fitted model has polynomial coefficients", [](Outs& o) {
-        flopspack_transformer_config c = Transformer();
+        flopspack_transformer_config c = ErrorsTransformer();
         flopspack_cost_model* model = nullptr;
         flopspack_cost_model_transformer(&c, &model);
         flopspack_polynomial_coefficients out;
@@ -392,8 +392,8 @@ std::vector<Row> Rows() {
         std::memset(&out, 0xAB, sizeof(out));
         out.struct_size = sizeof(out);
         const flopspack_prediction_quality before = out;
-        const flopspack_status s =
-            flopspack_cost_model_evaluate(Tokens(), nullptr, nullptr, offsets, nullptr, 0, &out);
+        const flopspack_status s = flopspack_cost_model_evaluate(ErrorsTokens(), nullptr, nullptr,
+                                                                 offsets, nullptr, 0, &out);
         if (std::memcmp(&before, &out, sizeof(out)) != 0) o.real = 0;  // touched
         return s;
       });
@@ -407,8 +407,8 @@ std::vector<Row> Rows() {
         std::memset(&out, 0xAB, sizeof(out));
         out.struct_size = sizeof(out);
         const flopspack_prediction_quality before = out;
-        const flopspack_status s =
-            flopspack_cost_model_evaluate(Tokens(), nullptr, kThree, offsets, seconds, 3, &out);
+        const flopspack_status s = flopspack_cost_model_evaluate(ErrorsTokens(), nullptr, kThree,
+                                                                 offsets, seconds, 3, &out);
         if (std::memcmp(&before, &out, sizeof(out)) != 0) o.real = 0;  // touched
         return s;
       });
@@ -478,7 +478,7 @@ std::vector<Row> Rows() {
       "sequence cost: the sum of costs overflows a double", [](Outs& o) {
         static const int64_t full[] = {8, 8, 8};
         flopspack_pack_options p = Pack(8);
-        p.cost_model = Huge();
+        p.cost_model = ErrorsHuge();
         return flopspack_pack(&p, full, 3, &o.plan);
       });
   add("PackComputedTokensOverflow", "`flopspack_pack`",
@@ -587,41 +587,41 @@ std::vector<Row> Rows() {
   add("StepNumRanks", "`flopspack_plan_step`, `flopspack_step_planner_create`", "num_ranks = 0",
       FLOPSPACK_INVALID_ARGUMENT, "num_ranks = 0", [](Outs& o) {
         flopspack_step_options s = Step(0, 1, 16);
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepCap", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "max_tokens_per_microbatch <= 0", FLOPSPACK_INVALID_ARGUMENT,
       "max_tokens_per_microbatch = -5", [](Outs& o) {
         flopspack_step_options s = Step(2, 1, -5);
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepEnum", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "an unknown algorithm, ordering or overflow value (TRUNCATE is not taken)",
       FLOPSPACK_INVALID_ARGUMENT, "overflow = 1", [](Outs& o) {
         flopspack_step_options s = Step(2, 1, 16);
         s.overflow = FLOPSPACK_OVERFLOW_TRUNCATE;
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepSyncEnum", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "an unknown sync or pipeline_schedule value", FLOPSPACK_INVALID_ARGUMENT, "sync = 2",
       [](Outs& o) {
         flopspack_step_options s = Step(2, 1, 16);
         s.sync = 2;
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepPipelineStages", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "pipeline_stages over 1024", FLOPSPACK_INVALID_ARGUMENT, "pipeline_stages = 1025",
       [](Outs& o) {
         flopspack_step_options s = Step(2, 1, 16);
         s.pipeline_stages = 1025;
-        return flopspack_step_planner_create(&s, nullptr, Tokens(), &o.planner);
+        return flopspack_step_planner_create(&s, nullptr, ErrorsTokens(), &o.planner);
       });
   add("StepCpSize", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "context_parallel_size over 65536", FLOPSPACK_INVALID_ARGUMENT,
       "context_parallel_size = 65537", [](Outs& o) {
         flopspack_step_options s = Step(2, 1, 16);
         s.context_parallel_size = 65537;
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepCpLayout", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "an unknown context_parallel_layout value", FLOPSPACK_INVALID_ARGUMENT,
@@ -629,14 +629,14 @@ std::vector<Row> Rows() {
         flopspack_step_options s = Step(2, 1, 16);
         s.context_parallel_size = 2;
         s.context_parallel_layout = 3;
-        return flopspack_step_planner_create(&s, nullptr, Tokens(), &o.planner);
+        return flopspack_step_planner_create(&s, nullptr, ErrorsTokens(), &o.planner);
       });
   add("StepCpGroupCap", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "max_tokens_per_microbatch x context_parallel_size over int64", FLOPSPACK_OUT_OF_RANGE,
       "max_tokens_per_microbatch x context_parallel_size", [](Outs& o) {
         flopspack_step_options s = Step(2, 0, INT64_MAX / 2);
         s.context_parallel_size = 4;
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepCpCustomModel", "`flopspack_plan_step`",
       "context_parallel_size > 1 with a custom model or sequence-wide attention",
@@ -644,65 +644,65 @@ std::vector<Row> Rows() {
       [](Outs& o) {
         flopspack_step_options s = Step(2, 0, 16);
         s.context_parallel_size = 2;
-        return flopspack_plan_step(&s, Huge(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsHuge(), kThree, 3, &o.plan);
       });
   add("StepOverCap", "`flopspack_plan_step`", "a document over the cap under ERROR",
       FLOPSPACK_INVALID_ARGUMENT, "lengths[1] = 8 exceeds max_tokens_per_microbatch = 5",
       [](Outs& o) {
         flopspack_step_options s = Step(2, 0, 5);
         s.overflow = FLOPSPACK_OVERFLOW_ERROR;
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepBatchDoesNotFit", "`flopspack_plan_step`",
       "a batch over R x M x cap tokens under SPLIT or ERROR (infeasible caps)",
       FLOPSPACK_INFEASIBLE, "the batch does not fit: 14 tokens > num_ranks x", [](Outs& o) {
         flopspack_step_options s = Step(1, 1, 10);
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepExtraCostNegative", "`flopspack_plan_step_with_extra_costs`",
       "a negative, NaN or infinite extra cost", FLOPSPACK_INVALID_ARGUMENT,
       "extra_costs[1] = nan: every extra cost must be finite", [](Outs& o) {
         flopspack_step_options s = Step(2, 0, 16);
         static const double extra[] = {0, std::nan(""), 1};
-        return flopspack_plan_step_with_extra_costs(&s, Tokens(), kThree, extra, 3, &o.plan);
+        return flopspack_plan_step_with_extra_costs(&s, ErrorsTokens(), kThree, extra, 3, &o.plan);
       });
   add("StepExtraCostSumOverflow", "`flopspack_plan_step_with_extra_costs`",
       "finite extra costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
       "extra_costs: the sum of costs overflows a double at index 1", [](Outs& o) {
         flopspack_step_options s = Step(2, 0, 16);
         static const double extra[] = {1e308, 1e308, 0};
-        return flopspack_plan_step_with_extra_costs(&s, Tokens(), kThree, extra, 3, &o.plan);
+        return flopspack_plan_step_with_extra_costs(&s, ErrorsTokens(), kThree, extra, 3, &o.plan);
       });
   add("StepMicrobatchProduct", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "num_ranks x microbatches_per_rank > 2^24", FLOPSPACK_OUT_OF_RANGE,
       "num_ranks x microbatches_per_rank = 65536 x 65536", [](Outs& o) {
         flopspack_step_options s = Step(65536, 65536, 16);
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepTooManyItems", "`flopspack_plan_step`", "splitting makes more than 2^31 - 1 items",
       FLOPSPACK_OUT_OF_RANGE, "splitting at max_tokens_per_microbatch = 1", [](Outs& o) {
         flopspack_step_options s = Step(1, 0, 1);
         static const int64_t huge[] = {kInt64Max};
-        return flopspack_plan_step(&s, Tokens(), huge, 1, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), huge, 1, &o.plan);
       });
   add("StepTooManyMicrobatches", "`flopspack_plan_step`",
       "M = 0 and the batch needs more than 2^24 microbatches", FLOPSPACK_OUT_OF_RANGE,
       "at most 16777216 per step", [](Outs& o) {
         flopspack_step_options s = Step(4, 0, 1);
         static const int64_t big[] = {int64_t{1} << 30};
-        return flopspack_plan_step(&s, Tokens(), big, 1, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), big, 1, &o.plan);
       });
   add("StepCostSumOverflow", "`flopspack_plan_step`, `flopspack_step_planner_next`",
       "finite document costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
       "document cost: the sum of costs overflows a double", [](Outs& o) {
         flopspack_step_options s = Step(3, 1, 16);
-        return flopspack_plan_step(&s, Huge(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsHuge(), kThree, 3, &o.plan);
       });
   add("StepTokenProduct", "`flopspack_plan_step`, `flopspack_step_planner_create`",
       "num_ranks x microbatches_per_rank x cap overflows int64", FLOPSPACK_OUT_OF_RANGE,
       "overflows", [](Outs& o) {
         flopspack_step_options s = Step(1024, 1024, int64_t{1} << 50);
-        return flopspack_plan_step(&s, Tokens(), kThree, 3, &o.plan);
+        return flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &o.plan);
       });
   add("StepCallbackFails", "`flopspack_plan_step`", "the custom cost model fails",
       FLOPSPACK_CALLBACK_FAILED, "custom cost callback returned 42", [](Outs& o) {
@@ -719,7 +719,7 @@ std::vector<Row> Rows() {
       "M = 0 and tokens_per_step = 0 (no step size)", FLOPSPACK_INVALID_ARGUMENT,
       "tokens_per_step = 0 means", [](Outs& o) {
         flopspack_step_options s = Step(2, 0, 16);
-        return flopspack_step_planner_create(&s, nullptr, Tokens(), &o.planner);
+        return flopspack_step_planner_create(&s, nullptr, ErrorsTokens(), &o.planner);
       });
   add("PlannerStepTooLarge", "`flopspack_step_planner_create`", "tokens_per_step > R x M x cap",
       FLOPSPACK_INVALID_ARGUMENT, "tokens_per_step = 100 exceeds", [](Outs& o) {
@@ -727,7 +727,7 @@ std::vector<Row> Rows() {
         flopspack_step_planner_options p;
         flopspack_step_planner_options_init(&p);
         p.tokens_per_step = 100;
-        return flopspack_step_planner_create(&s, &p, Tokens(), &o.planner);
+        return flopspack_step_planner_create(&s, &p, ErrorsTokens(), &o.planner);
       });
   add("PlannerNegativeOption", "`flopspack_step_planner_create`",
       "negative tokens_per_step, outlier_min_tokens or max_outliers_per_step",
@@ -736,7 +736,7 @@ std::vector<Row> Rows() {
         flopspack_step_planner_options p;
         flopspack_step_planner_options_init(&p);
         p.outlier_min_tokens = -1;
-        return flopspack_step_planner_create(&s, &p, Tokens(), &o.planner);
+        return flopspack_step_planner_create(&s, &p, ErrorsTokens(), &o.planner);
       });
   add("PlannerDeferSteps", "`flopspack_step_planner_create`", "max_defer_steps > 2^20",
       FLOPSPACK_INVALID_ARGUMENT, "max_defer_steps = 2000000", [](Outs& o) {
@@ -744,7 +744,7 @@ std::vector<Row> Rows() {
         flopspack_step_planner_options p;
         flopspack_step_planner_options_init(&p);
         p.max_defer_steps = 2000000;
-        return flopspack_step_planner_create(&s, &p, Tokens(), &o.planner);
+        return flopspack_step_planner_create(&s, &p, ErrorsTokens(), &o.planner);
       });
   add("PlannerPushOverCap", "`flopspack_step_planner_push`",
       "a document over the cap when the policy is not SPLIT (nothing pushed)",
@@ -775,7 +775,7 @@ std::vector<Row> Rows() {
         flopspack_step_planner_options_init(&p);
         p.tokens_per_step = kInt64Max;
         flopspack_step_planner* planner = nullptr;
-        flopspack_step_planner_create(&so, &p, Tokens(), &planner);
+        flopspack_step_planner_create(&so, &p, ErrorsTokens(), &planner);
         static const int64_t big[] = {kInt64Max / 2 + 1};
         flopspack_step_planner_push(planner, big, 1, nullptr);
         const flopspack_status s = flopspack_step_planner_push(planner, big, 1, &o.i64);
@@ -791,7 +791,7 @@ std::vector<Row> Rows() {
         flopspack_step_planner_options_init(&p);
         p.tokens_per_step = 1;
         flopspack_step_planner* planner = nullptr;
-        flopspack_step_planner_create(&so, &p, Tokens(), &planner);
+        flopspack_step_planner_create(&so, &p, ErrorsTokens(), &planner);
         static const int64_t big[] = {int64_t{1} << 40, 5};
         const flopspack_status s = flopspack_step_planner_push(planner, big, 2, &o.i64);
         flopspack_step_planner_destroy(planner);
@@ -826,21 +826,23 @@ std::vector<Row> Rows() {
   add("PlannerRestoreTruncated", "`flopspack_step_planner_restore`", "truncated bytes",
       FLOPSPACK_INVALID_ARGUMENT, "step planner state: 10 bytes is too short", [](Outs& o) {
         const std::string bytes = SavedPlanner();
-        return flopspack_step_planner_restore(bytes.data(), 10, Tokens(), &o.planner);
+        return flopspack_step_planner_restore(bytes.data(), 10, ErrorsTokens(), &o.planner);
       });
   add("PlannerRestoreChecksum", "`flopspack_step_planner_restore`",
       "corrupted bytes (a flipped bit)", FLOPSPACK_INVALID_ARGUMENT,
       "step planner state: checksum mismatch", [](Outs& o) {
         std::string bytes = SavedPlanner();
         bytes[bytes.size() / 2] ^= 4;
-        return flopspack_step_planner_restore(bytes.data(), bytes.size(), Tokens(), &o.planner);
+        return flopspack_step_planner_restore(bytes.data(), bytes.size(), ErrorsTokens(),
+                                              &o.planner);
       });
   add("PlannerRestoreForeign", "`flopspack_step_planner_restore`",
       "foreign bytes (not a saved planner)", FLOPSPACK_INVALID_ARGUMENT,
       "step planner state: bad magic", [](Outs& o) {
         std::string bytes = SavedPlanner();
         bytes[0] = 'X';
-        return flopspack_step_planner_restore(bytes.data(), bytes.size(), Tokens(), &o.planner);
+        return flopspack_step_planner_restore(bytes.data(), bytes.size(), ErrorsTokens(),
+                                              &o.planner);
       });
   add("PlannerRestoreVersion", "`flopspack_step_planner_restore`", "a newer format version",
       FLOPSPACK_INVALID_ARGUMENT, "format version 2, this library reads version 1",
@@ -892,7 +894,7 @@ std::vector<Row> Rows() {
         flopspack_bucket_sampler_options s = Sampler(0);
         s.budget_kind = FLOPSPACK_BUCKET_BUDGET_COST;
         s.max_batch_cost = kNaN;
-        return flopspack_bucket_sampler_create(&s, Tokens(), kThree, 3, &o.sampler);
+        return flopspack_bucket_sampler_create(&s, ErrorsTokens(), kThree, 3, &o.sampler);
       });
   add("SamplerCostWithoutModel", "`flopspack_bucket_sampler_create`",
       "a COST budget with a NULL model", FLOPSPACK_INVALID_ARGUMENT, "model", [](Outs& o) {
@@ -971,7 +973,7 @@ std::vector<Row> Rows() {
         static const int64_t eight[] = {8, 8, 8, 8};
         flopspack_bucket_sampler_options so = Sampler(8);
         flopspack_bucket_sampler* sampler = nullptr;
-        flopspack_bucket_sampler_create(&so, Huge(), eight, 4, &sampler);
+        flopspack_bucket_sampler_create(&so, ErrorsHuge(), eight, 4, &sampler);
         const flopspack_status s = flopspack_bucket_sampler_epoch(sampler, 0, &o.plan);
         flopspack_bucket_sampler_destroy(sampler);
         return s;
@@ -1113,7 +1115,7 @@ std::vector<Row> Rows() {
       FLOPSPACK_OUT_OF_RANGE, "sequence cost: the sum of costs overflows a double", [](Outs& o) {
         flopspack_stream_options so = Stream(100);
         flopspack_stream_packer* packer = nullptr;
-        flopspack_stream_packer_create(&so, Huge(), &packer);
+        flopspack_stream_packer_create(&so, ErrorsHuge(), &packer);
         static const int64_t full[] = {100, 100, 100};
         flopspack_stream_packer_push(packer, full, 3);
         flopspack_stream_packer_flush(packer);
@@ -1208,7 +1210,7 @@ std::vector<Row> Rows() {
         flopspack_stats* a = nullptr;
         flopspack_stats* b = nullptr;
         flopspack_stats_create(kThree, 3, nullptr, &a);
-        flopspack_stats_create(kThree, 3, Tokens(), &b);
+        flopspack_stats_create(kThree, 3, ErrorsTokens(), &b);
         flopspack_stats* merged = reinterpret_cast<flopspack_stats*>(o.plan);
         const flopspack_status s = flopspack_stats_merge(a, b, &merged);
         flopspack_stats_destroy(a);
@@ -1224,8 +1226,8 @@ std::vector<Row> Rows() {
         flopspack_stats_options_init(&options);
         options.cost_capacity = -1;
         flopspack_stats* stats = reinterpret_cast<flopspack_stats*>(o.plan);
-        const flopspack_status s =
-            flopspack_stats_create_with_options(kThree, nullptr, 3, Tokens(), &options, &stats);
+        const flopspack_status s = flopspack_stats_create_with_options(
+            kThree, nullptr, 3, ErrorsTokens(), &options, &stats);
         return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
       });
   add("StatsMergeDifferentCostCapacity", "`flopspack_stats_merge`",
@@ -1239,8 +1241,8 @@ std::vector<Row> Rows() {
         options.cost_capacity = 2;
         flopspack_stats* a = nullptr;
         flopspack_stats* b = nullptr;
-        flopspack_stats_create(kThree, 3, Tokens(), &a);
-        flopspack_stats_create_with_options(kThree, nullptr, 3, Tokens(), &options, &b);
+        flopspack_stats_create(kThree, 3, ErrorsTokens(), &a);
+        flopspack_stats_create_with_options(kThree, nullptr, 3, ErrorsTokens(), &options, &b);
         flopspack_stats* merged = reinterpret_cast<flopspack_stats*>(o.plan);
         const flopspack_status s = flopspack_stats_merge(a, b, &merged);
         flopspack_stats_destroy(a);
@@ -1262,7 +1264,7 @@ std::vector<Row> Rows() {
       "the total cost of the documents overflows a double", [](Outs& o) {
         static const int64_t eight[] = {8, 8, 8};
         auto* stats = reinterpret_cast<flopspack_stats*>(o.plan);
-        const flopspack_status s = flopspack_stats_create(eight, 3, Huge(), &stats);
+        const flopspack_status s = flopspack_stats_create(eight, 3, ErrorsHuge(), &stats);
         return stats == reinterpret_cast<flopspack_stats*>(o.plan) ? s : FLOPSPACK_INTERNAL;
       });
   add("StatsHistogramBuffer", "`flopspack_stats_histogram`, `_entries`",
@@ -1290,7 +1292,7 @@ std::vector<Row> Rows() {
   add("SimulateEmpty", "`flopspack_simulate`, `_sweep`", "no documents (n = 0)",
       FLOPSPACK_INVALID_ARGUMENT, "lengths is empty", [](Outs& o) {
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(kThree, 0, Tokens(), nullptr, &result);
+        const flopspack_status s = flopspack_simulate(kThree, 0, ErrorsTokens(), nullptr, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1300,7 +1302,7 @@ std::vector<Row> Rows() {
         flopspack_simulate_options_init(&so);
         so.num_ranks = 0;
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        const flopspack_status s = flopspack_simulate(kThree, 3, ErrorsTokens(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1310,7 +1312,7 @@ std::vector<Row> Rows() {
         flopspack_simulate_options_init(&so);
         so.policy = 77;
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        const flopspack_status s = flopspack_simulate(kThree, 3, ErrorsTokens(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1321,7 +1323,7 @@ std::vector<Row> Rows() {
         flopspack_simulate_options_init(&so);
         so.sync = 2;
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        const flopspack_status s = flopspack_simulate(kThree, 3, ErrorsTokens(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1331,7 +1333,7 @@ std::vector<Row> Rows() {
         flopspack_simulate_options_init(&so);
         so.pipeline_stages = 1025;
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        const flopspack_status s = flopspack_simulate(kThree, 3, ErrorsTokens(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1352,7 +1354,7 @@ std::vector<Row> Rows() {
         so.num_steps = 5;
         so.progress = [](void*, uint64_t, uint64_t) { return 1; };
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        const flopspack_status s = flopspack_simulate(kThree, 3, ErrorsTokens(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1382,7 +1384,7 @@ std::vector<Row> Rows() {
         so.tokens_per_microbatch = 8;
         so.num_steps = 2;
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s = flopspack_simulate(eight, 4, Huge(), &so, &result);
+        const flopspack_status s = flopspack_simulate(eight, 4, ErrorsHuge(), &so, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1395,7 +1397,7 @@ std::vector<Row> Rows() {
         so.tokens_per_microbatch = 8;
         so.num_steps = 1;
         flopspack_simulate_result* result = nullptr;
-        flopspack_simulate(kThree, 3, Tokens(), &so, &result);
+        flopspack_simulate(kThree, 3, ErrorsTokens(), &so, &result);
         const flopspack_status s = flopspack_simulate_result_series(
             result, FLOPSPACK_SIM_SERIES_STEP_TIME, o.doubles, 4, &o.size);
         flopspack_simulate_result_destroy(result);
@@ -1406,7 +1408,7 @@ std::vector<Row> Rows() {
   const auto shard_with = [](const flopspack_cost_model* model, uint64_t c, int layout, Outs& o) {
     flopspack_step_options s = Step(2, 1, 16);
     flopspack_plan* plan = nullptr;
-    flopspack_plan_step(&s, Tokens(), kThree, 3, &plan);
+    flopspack_plan_step(&s, ErrorsTokens(), kThree, 3, &plan);
     const flopspack_status status =
         flopspack_plan_shard_context_parallel(plan, model, c, layout, &o.shard);
     flopspack_plan_destroy(plan);
@@ -1414,22 +1416,22 @@ std::vector<Row> Rows() {
   };
   add("CpSizeZero", "`flopspack_plan_shard_context_parallel`", "context_parallel_size = 0",
       FLOPSPACK_INVALID_ARGUMENT, "context_parallel_size = 0 must be in [1, 65536]",
-      [=](Outs& o) { return shard_with(Tokens(), 0, FLOPSPACK_CP_ADAPTIVE, o); });
+      [=](Outs& o) { return shard_with(ErrorsTokens(), 0, FLOPSPACK_CP_ADAPTIVE, o); });
   add("CpSizeTooLarge", "`flopspack_plan_shard_context_parallel`", "context_parallel_size > 65536",
       FLOPSPACK_INVALID_ARGUMENT, "context_parallel_size = 65537 must be in [1, 65536]",
-      [=](Outs& o) { return shard_with(Tokens(), 65537, FLOPSPACK_CP_ADAPTIVE, o); });
+      [=](Outs& o) { return shard_with(ErrorsTokens(), 65537, FLOPSPACK_CP_ADAPTIVE, o); });
   add("CpLayout", "`flopspack_plan_shard_context_parallel`", "an unknown layout",
       FLOPSPACK_INVALID_ARGUMENT, "layout = 3 is not a flopspack_cp_layout value",
-      [=](Outs& o) { return shard_with(Tokens(), 2, 3, o); });
+      [=](Outs& o) { return shard_with(ErrorsTokens(), 2, 3, o); });
   add("CpNullPlan", "`flopspack_plan_shard_context_parallel`", "plan, model or out NULL",
       FLOPSPACK_INVALID_ARGUMENT, "plan must not be NULL", [](Outs& o) {
-        return flopspack_plan_shard_context_parallel(nullptr, Tokens(), 2, FLOPSPACK_CP_ADAPTIVE,
-                                                     &o.shard);
+        return flopspack_plan_shard_context_parallel(nullptr, ErrorsTokens(), 2,
+                                                     FLOPSPACK_CP_ADAPTIVE, &o.shard);
       });
   add("CpNotAdditive", "`flopspack_plan_shard_context_parallel`",
       "a custom model or a transformer with attention across the sequence",
       FLOPSPACK_INVALID_ARGUMENT, "needs an additive cost model",
-      [=](Outs& o) { return shard_with(Huge(), 2, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL, o); });
+      [=](Outs& o) { return shard_with(ErrorsHuge(), 2, FLOPSPACK_CP_DOCUMENT_HEAD_TAIL, o); });
   return rows;
 }
 

@@ -16,9 +16,11 @@ namespace {
 using flopspack_test::ReadBack;
 using flopspack_test::ReadPlan;
 
-constexpr auto& Options = flopspack_test::StepOptions;
+constexpr auto& ExtraCostsOptions = flopspack_test::StepOptions;
 
-std::vector<int64_t> Lengths(size_t n) { return flopspack_test::SeededLengths(n, 777, 1500); }
+std::vector<int64_t> ExtraCostsLengths(size_t n) {
+  return flopspack_test::SeededLengths(n, 777, 1500);
+}
 
 // What a group must cost: the model's cost of its tokens plus each item's
 // share (tokens / length) of its document's extra cost.
@@ -38,10 +40,10 @@ double ExpectedGroupCost(const flopspack_cost_model* model, const std::vector<in
 TEST(ExtraCostsCapiTest, NullExtraCostsIsPlanStepBitForBit) {
   flopspack_cost_model* model = nullptr;
   ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
-  const std::vector<int64_t> lengths = Lengths(300);
+  const std::vector<int64_t> lengths = ExtraCostsLengths(300);
   for (int algorithm : {FLOPSPACK_STEP_DOCUMENTS, FLOPSPACK_STEP_RANDOM, FLOPSPACK_STEP_TOKENS,
                         FLOPSPACK_STEP_SEQUENCES}) {
-    flopspack_step_options o = Options(8, 0, 1024);  // documents over the cap are split
+    flopspack_step_options o = ExtraCostsOptions(8, 0, 1024);  // documents over the cap are split
     o.algorithm = static_cast<decltype(o.algorithm)>(algorithm);
     flopspack_plan* a = nullptr;
     flopspack_plan* b = nullptr;
@@ -69,7 +71,7 @@ TEST(ExtraCostsCapiTest, ShortDocumentWithHugeExtraCostEndsAlone) {
   const std::vector<int64_t> lengths = {100, 100, 100, 100, 10, 100};
   std::vector<double> extra(lengths.size(), 0.0);
   extra[4] = 1e6;  // ten tokens, but an encoder's worth of images
-  flopspack_step_options o = Options(2, 1, 4096);
+  flopspack_step_options o = ExtraCostsOptions(2, 1, 4096);
   flopspack_plan* plain = nullptr;
   flopspack_plan* plan = nullptr;
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plain), FLOPSPACK_OK);
@@ -122,7 +124,7 @@ TEST(ExtraCostsCapiTest, BalancingByFullCostBeatsModelCostOnBruteForce) {
     for (size_t i = 0; i < n; ++i) rank[(mask >> i) & 1] += doc_cost[i] + extra[i];
     best = std::min(best, std::max(rank[0], rank[1]));
   }
-  flopspack_step_options o = Options(2, 1, 1 << 20);
+  flopspack_step_options o = ExtraCostsOptions(2, 1, 1 << 20);
   flopspack_plan* full = nullptr;
   flopspack_plan* lm = nullptr;
   ASSERT_EQ(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(), n, &full),
@@ -156,7 +158,7 @@ TEST(ExtraCostsCapiTest, SplitPiecesShareTheExtraCostByTokens) {
   const std::vector<double> extra = {8000, 0, 50, 0, 1};
   for (int algorithm : {FLOPSPACK_STEP_DOCUMENTS, FLOPSPACK_STEP_RANDOM, FLOPSPACK_STEP_TOKENS,
                         FLOPSPACK_STEP_SEQUENCES}) {
-    flopspack_step_options o = Options(2, 0, 1024);
+    flopspack_step_options o = ExtraCostsOptions(2, 0, 1024);
     o.algorithm = static_cast<decltype(o.algorithm)>(algorithm);
     flopspack_plan* plan = nullptr;
     ASSERT_EQ(flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(),
@@ -197,7 +199,7 @@ TEST(ExtraCostsCapiTest, BadExtraCostsAreRejectedAndNothingIsModified) {
       {{0, -0.0, -inf}, FLOPSPACK_INVALID_ARGUMENT, "extra_costs[2] = -inf"},
       {{1e308, 1e308, 0}, FLOPSPACK_OUT_OF_RANGE, "extra_costs"},
   };
-  flopspack_step_options o = Options(2, 1, 64);
+  flopspack_step_options o = ExtraCostsOptions(2, 1, 64);
   for (const Row& row : rows) {
     const std::vector<double> before = row.extra;
     const std::vector<int64_t> lengths_before = lengths;
@@ -297,7 +299,7 @@ flopspack_pack_options PackOptions(int32_t algorithm, int32_t overflow, int64_t 
   return o;
 }
 
-void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b) {
+void ExpectSameExtraCostsPlan(const flopspack_plan* a, const flopspack_plan* b) {
   const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
   EXPECT_EQ(ra.items, rb.items);
   EXPECT_EQ(ra.tokens, rb.tokens);
@@ -312,7 +314,7 @@ void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b) {
 TEST(PackExtraCostsCapiTest, NullAndZeroExtraCostsArePackBitForBit) {
   flopspack_cost_model* model = nullptr;
   ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
-  const std::vector<int64_t> lengths = Lengths(300);
+  const std::vector<int64_t> lengths = ExtraCostsLengths(300);
   const std::vector<double> zeros(lengths.size(), 0.0);
   for (const flopspack_cost_model* m : {static_cast<const flopspack_cost_model*>(nullptr),
                                         static_cast<const flopspack_cost_model*>(model)}) {
@@ -333,8 +335,8 @@ TEST(PackExtraCostsCapiTest, NullAndZeroExtraCostsArePackBitForBit) {
                                                   &with_zeros),
                   FLOPSPACK_OK)
             << flopspack_last_error_message();
-        ExpectSamePlan(plain, with_null);
-        ExpectSamePlan(plain, with_zeros);
+        ExpectSameExtraCostsPlan(plain, with_null);
+        ExpectSameExtraCostsPlan(plain, with_zeros);
         flopspack_plan_destroy(plain);
         flopspack_plan_destroy(with_null);
         flopspack_plan_destroy(with_zeros);
@@ -351,7 +353,7 @@ TEST(PackExtraCostsCapiTest, NullAndZeroExtraCostsArePackBitForBit) {
 TEST(PackExtraCostsCapiTest, SequenceCostsCarryTheExtraCostsOfTheirPieces) {
   flopspack_cost_model* model = nullptr;
   ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
-  const std::vector<int64_t> lengths = Lengths(120);
+  const std::vector<int64_t> lengths = ExtraCostsLengths(120);
   std::vector<double> extra(lengths.size());
   for (size_t i = 0; i < extra.size(); ++i) extra[i] = (i % 3 == 0) ? 5000.0 + 17.0 * i : 0.0;
   for (int32_t overflow : {FLOPSPACK_OVERFLOW_TRUNCATE, FLOPSPACK_OVERFLOW_SPLIT}) {

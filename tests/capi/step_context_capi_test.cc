@@ -14,7 +14,7 @@ namespace {
 using flopspack_test::ReadBack;
 using flopspack_test::ReadPlan;
 
-flopspack_step_options Options(uint32_t ranks, uint32_t microbatches, int64_t cap) {
+flopspack_step_options ContextOptions(uint32_t ranks, uint32_t microbatches, int64_t cap) {
   flopspack_step_options o;
   flopspack_step_options_init(&o);
   o.num_ranks = ranks;
@@ -35,7 +35,7 @@ std::vector<int64_t> Lengths(size_t n, int64_t max_length, uint64_t seed) {
 }
 
 // Every field the C API can read back is equal, doubles bit for bit.
-void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b) {
+void ExpectSameContextPlan(const flopspack_plan* a, const flopspack_plan* b) {
   const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
   EXPECT_EQ(ra.items, rb.items);
   EXPECT_EQ(ra.tokens, rb.tokens);
@@ -56,7 +56,7 @@ void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b) {
   }
 }
 
-flopspack_cost_model* Transformer() {
+flopspack_cost_model* ContextTransformer() {
   flopspack_transformer_config c;
   flopspack_transformer_config_init(&c);
   c.num_layers = 4;
@@ -75,7 +75,7 @@ flopspack_cost_model* Transformer() {
 // flopspack_plan_step's. Plans are destroyed in turn, so later calls run on
 // storage earlier ones left behind.
 TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
-  flopspack_cost_model* model = Transformer();
+  flopspack_cost_model* model = ContextTransformer();
   flopspack_step_context* context = nullptr;
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);
   struct Case {
@@ -105,7 +105,7 @@ TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
   uint64_t seed = 1;
   for (int round = 0; round < 2; ++round) {
     for (const Case& c : cases) {
-      flopspack_step_options o = Options(c.ranks, c.microbatches, c.cap);
+      flopspack_step_options o = ContextOptions(c.ranks, c.microbatches, c.cap);
       o.algorithm = static_cast<decltype(o.algorithm)>(c.algorithm);
       o.overflow = static_cast<decltype(o.overflow)>(c.overflow);
       o.sync = static_cast<decltype(o.sync)>(c.sync);
@@ -118,7 +118,7 @@ TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
       ASSERT_EQ(
           flopspack_plan_step_in_context(context, &o, model, lengths.data(), lengths.size(), &got),
           s);
-      if (s == FLOPSPACK_OK) ExpectSamePlan(expected, got);
+      if (s == FLOPSPACK_OK) ExpectSameContextPlan(expected, got);
       flopspack_plan_destroy(expected);
       flopspack_plan_destroy(got);
     }
@@ -130,11 +130,11 @@ TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
 
 // Reserve sizes the context; the storage of a destroyed plan comes back.
 TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
-  flopspack_cost_model* model = Transformer();
+  flopspack_cost_model* model = ContextTransformer();
   flopspack_step_context* context = nullptr;
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);
   EXPECT_EQ(flopspack_step_context_kept_bytes(context), 0u);
-  const flopspack_step_options o = Options(32, 4, 4096);
+  const flopspack_step_options o = ContextOptions(32, 4, 4096);
   ASSERT_EQ(flopspack_step_context_reserve(context, &o, model, 5000), FLOPSPACK_OK)
       << flopspack_last_error_message();
   const size_t reserved = flopspack_step_context_kept_bytes(context);
@@ -152,7 +152,7 @@ TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
   flopspack_plan* expected = nullptr;
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &expected),
             FLOPSPACK_OK);
-  ExpectSamePlan(expected, plan);
+  ExpectSameContextPlan(expected, plan);
   // ... and gives it back when destroyed, even after the context is gone.
   flopspack_plan_destroy(plan);
   EXPECT_GT(flopspack_step_context_kept_bytes(context), while_alive);
@@ -160,19 +160,19 @@ TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
       flopspack_plan_step_in_context(context, &o, model, lengths.data(), lengths.size(), &plan),
       FLOPSPACK_OK);
   flopspack_step_context_destroy(context);
-  ExpectSamePlan(expected, plan);
+  ExpectSameContextPlan(expected, plan);
   flopspack_plan_destroy(plan);
   flopspack_plan_destroy(expected);
   flopspack_cost_model_destroy(model);
 }
 
 TEST(StepContextCapiTest, BadArgumentsAreErrorsAndLeaveOutAlone) {
-  flopspack_cost_model* model = Transformer();
+  flopspack_cost_model* model = ContextTransformer();
   flopspack_step_context* context = nullptr;
   EXPECT_EQ(flopspack_step_context_create(nullptr), FLOPSPACK_INVALID_ARGUMENT);
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);
   const std::vector<int64_t> lengths = {5, 7, 9};
-  flopspack_step_options o = Options(2, 1, 16);
+  flopspack_step_options o = ContextOptions(2, 1, 16);
   flopspack_plan* sentinel = reinterpret_cast<flopspack_plan*>(&o);
   flopspack_plan* out = sentinel;
   EXPECT_EQ(flopspack_plan_step_in_context(nullptr, &o, model, lengths.data(), 3, &out),

@@ -141,7 +141,7 @@ std::vector<int64_t> HeavyStep() {
   return lengths;
 }
 
-struct flopspack_plan_metrics Metrics(const flopspack_plan* plan) {
+struct flopspack_plan_metrics StepMetrics(const flopspack_plan* plan) {
   struct flopspack_plan_metrics m;
   m.struct_size = sizeof(m);
   EXPECT_EQ(flopspack_plan_metrics(plan, &m), FLOPSPACK_OK);
@@ -156,7 +156,7 @@ TEST(StepPlannerCapiTest, MetricsSayWhichAlgorithmPlanned) {
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK);
   o.algorithm = FLOPSPACK_STEP_TOKENS;
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &tokens), FLOPSPACK_OK);
-  const struct flopspack_plan_metrics m = Metrics(plan), t = Metrics(tokens);
+  const struct flopspack_plan_metrics m = StepMetrics(plan), t = StepMetrics(tokens);
   // The document-level plan (below 99%) lost to the cut to the share, which
   // beats the token-balanced baseline; the baseline has no fallbacks.
   EXPECT_EQ(m.planned_by, FLOPSPACK_PLANNED_BY_CUT_TO_SHARE);
@@ -169,7 +169,7 @@ TEST(StepPlannerCapiTest, MetricsSayWhichAlgorithmPlanned) {
   o.algorithm = FLOPSPACK_STEP_DOCUMENTS;
   flopspack_plan* own = nullptr;
   ASSERT_EQ(flopspack_plan_step(&o, model, light.data(), light.size(), &own), FLOPSPACK_OK);
-  EXPECT_EQ(Metrics(own).planned_by, FLOPSPACK_PLANNED_BY_DOCUMENTS);
+  EXPECT_EQ(StepMetrics(own).planned_by, FLOPSPACK_PLANNED_BY_DOCUMENTS);
 
   // Not a step plan: none.
   flopspack_pack_options p;
@@ -177,7 +177,7 @@ TEST(StepPlannerCapiTest, MetricsSayWhichAlgorithmPlanned) {
   p.capacity = 16384;
   ASSERT_EQ(flopspack_pack(&p, lengths.data(), lengths.size(), &packed), FLOPSPACK_OK)
       << flopspack_last_error_message();
-  EXPECT_EQ(Metrics(packed).planned_by, FLOPSPACK_PLANNED_BY_NONE);
+  EXPECT_EQ(StepMetrics(packed).planned_by, FLOPSPACK_PLANNED_BY_NONE);
 
   // An older caller's struct (without the field) is filled up to its end.
   struct flopspack_plan_metrics old;
@@ -201,7 +201,7 @@ TEST(StepPlannerCapiTest, MetricsSayWhichAlgorithmPlanned) {
   flopspack_plan* stepped = nullptr;
   ASSERT_EQ(flopspack_step_planner_next(planner, &stepped), FLOPSPACK_OK)
       << flopspack_last_error_message();
-  EXPECT_NE(Metrics(stepped).planned_by, FLOPSPACK_PLANNED_BY_NONE);
+  EXPECT_NE(StepMetrics(stepped).planned_by, FLOPSPACK_PLANNED_BY_NONE);
 
   for (flopspack_plan* q : {plan, tokens, own, packed, stepped}) flopspack_plan_destroy(q);
   flopspack_step_planner_destroy(planner);
@@ -224,7 +224,8 @@ TEST(StepPlannerCapiTest, SynchronizationModel) {
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &micro), FLOPSPACK_OK);
   o.pipeline_stages = 4;
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &pipe), FLOPSPACK_OK);
-  const struct flopspack_plan_metrics s = Metrics(step), m = Metrics(micro), p = Metrics(pipe);
+  const struct flopspack_plan_metrics s = StepMetrics(step), m = StepMetrics(micro),
+                                      p = StepMetrics(pipe);
   ASSERT_EQ(s.deferred_items + m.deferred_items, 0u);
   EXPECT_GT(s.microbatch_sync_efficiency, 0);
   EXPECT_GT(m.microbatch_sync_efficiency, s.microbatch_sync_efficiency);
@@ -257,9 +258,9 @@ TEST(StepPlannerCapiTest, SynchronizationModel) {
   flopspack_plan *a = nullptr, *b = nullptr;
   ASSERT_EQ(flopspack_step_planner_next(planner, &a), FLOPSPACK_OK);
   ASSERT_EQ(flopspack_step_planner_next(restored, &b), FLOPSPACK_OK);
-  EXPECT_EQ(Metrics(a).microbatch_sync_cost, Metrics(b).microbatch_sync_cost);
-  EXPECT_GT(Metrics(b).pipeline_makespan, 0);
-  EXPECT_EQ(Metrics(a).pipeline_makespan, Metrics(b).pipeline_makespan);
+  EXPECT_EQ(StepMetrics(a).microbatch_sync_cost, StepMetrics(b).microbatch_sync_cost);
+  EXPECT_GT(StepMetrics(b).pipeline_makespan, 0);
+  EXPECT_EQ(StepMetrics(a).pipeline_makespan, StepMetrics(b).pipeline_makespan);
 
   for (flopspack_plan* q : {step, micro, pipe, a, b}) flopspack_plan_destroy(q);
   flopspack_step_planner_destroy(planner);
