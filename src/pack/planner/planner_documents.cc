@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "pack/primitives/cost_order.h"
 #include "pack/primitives/refine.h"
@@ -124,18 +125,19 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   // below reads memory sequentially.
   // Costs usually follow lengths, which are bounded by the cap: then a
   // counting sort gives the same order (checked, not assumed).
-  std::vector<int32_t> order = CostDescendingOrder(costs, lengths, cap);
-  std::vector<int64_t> len = util::LargeVector<int64_t>(n);
-  std::vector<double> cost = util::LargeVector<double>(n);
-  for (int32_t k = 0; k < n; ++k) {
-    len[k] = lengths[order[k]];
-    cost[k] = costs[order[k]];
+  SortedItems sorted = CostDescendingItems(costs, lengths, cap);
+  std::vector<int32_t> order = std::move(sorted.order);
+  std::vector<int64_t> len = std::move(sorted.lengths);
+  std::vector<double> cost = std::move(sorted.costs);
+  // The shortest item among k.. (a rank whose roomiest microbatch is below
+  // it can never take another item) is a step function of k, rising: kept
+  // as its steps, (last k, shortest), k falling, which for lengths that
+  // fall with cost is one or two entries instead of n.
+  std::vector<std::pair<int32_t, int64_t>> shortest{{n, std::numeric_limits<int64_t>::max()}};
+  for (int32_t k = n - 1; k >= 0; --k) {
+    if (len[k] < shortest.back().second) shortest.emplace_back(k, len[k]);
   }
-  // suffix_min[k] = shortest item among k..: a rank whose roomiest
-  // microbatch is below it can never take another item.
-  std::vector<int64_t> suffix_min =
-      util::PooledVector<int64_t>(n + 1, std::numeric_limits<int64_t>::max());
-  for (int32_t k = n - 1; k >= 0; --k) suffix_min[k] = std::min(suffix_min[k + 1], len[k]);
+  size_t step = shortest.size() - 1;  // the entry for the current k + 1
 
   std::vector<int64_t> tokens = util::PooledVector<int64_t>(microbatches, 0);
   std::vector<int32_t> where = util::PooledVector<int32_t>(n, -1);
@@ -148,7 +150,7 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   // between the two O(1) times per placement: O(n log R) in all.
   std::vector<int64_t> max_free = util::PooledVector<int64_t>(num_ranks, cap);
   // Scratch back to the caller's vector pool, if any (util/vector_pool.h).
-  util::GiveBackOnExit give_back(order, len, cost, suffix_min, tokens, where, rank_cost, max_free);
+  util::GiveBackOnExit give_back(order, len, cost, tokens, where, rank_cost, max_free);
   RankTree heap(num_ranks);
   auto roomier = [&](int32_t a, int32_t b) {  // std max-heap on (room, -rank)
     return max_free[a] < max_free[b] || (max_free[a] == max_free[b] && a > b);
@@ -189,7 +191,8 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     int64_t room = 0;
     for (int32_t j = 0; j < m; ++j) room = std::max(room, cap - mb_tokens[j]);
     max_free[r] = room;
-    if (room < suffix_min[k + 1]) {
+    while (shortest[step].first < k + 1) --step;
+    if (room < shortest[step].second) {
       heap.Pop();  // full for good: no later item fits
     } else {
       heap.RaiseTop(rank_cost[r]);
