@@ -4,6 +4,8 @@
 // M = 4, cap 16,384, ~210,000 documents in <= 50 ms; R = 64, M = 8 in
 // <= 2 ms. Arguments: ranks, microbatches, fill in tenths of a percent.
 //   build/benchmarks/planner_benchmark --benchmark_min_time=0.2
+// --warm_malloc puts glibc's allocator in a long-running process's state
+// before any benchmark, so the figures do not depend on their order (main).
 #include <map>
 #include <string>
 #include <tuple>
