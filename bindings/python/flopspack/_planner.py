@@ -202,9 +202,22 @@ class StepPlanner(Handle):
         )
         return cls(model, num_ranks=0, max_tokens_per_microbatch=0, _handle=h)
 
-    def push(self, lengths: Any) -> int:
-        """Appends documents (all or none); returns the id of the first."""
-        return _capi.flopspack_step_planner_push(self._handle, _arrays.lengths(lengths))
+    def push(self, lengths: Any, *, extra_costs: Any = None) -> int:
+        """Appends documents (all or none); returns the id of the first.
+        extra_costs (one finite, non-negative value per document, e.g. from
+        multimodal_costs) is added to the model's cost of each document and
+        kept while it waits (flopspack_step_planner_push_with_extra_costs): a
+        step plans its documents as plan_step(..., extra_costs=...) would,
+        documents pushed without counting 0. None = none."""
+        array = _arrays.lengths(lengths)
+        if extra_costs is None:
+            return _capi.flopspack_step_planner_push(self._handle, array)
+        extra = _arrays.floats(extra_costs, "extra_costs")
+        if extra.size != array.size:
+            raise InvalidArgumentError(
+                f"extra_costs has {extra.size} entries for {array.size} lengths"
+            )
+        return _capi.flopspack_swig_step_planner_push_with_extra_costs(self._handle, array, extra)
 
     def next(self) -> Plan:
         """Plans the next step from the queued documents."""
