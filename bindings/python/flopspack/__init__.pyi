@@ -455,6 +455,8 @@ class StepContext(_Handle):
         sync: Sync = ...,
         pipeline_stages: int = ...,
         pipeline_schedule: PipelineSchedule = ...,
+        context_parallel_size: int = ...,
+        context_parallel_layout: CpLayout = ...,
     ) -> None: ...
     def plan_step(
         self,
@@ -471,6 +473,8 @@ class StepContext(_Handle):
         sync: Sync = ...,
         pipeline_stages: int = ...,
         pipeline_schedule: PipelineSchedule = ...,
+        context_parallel_size: int = ...,
+        context_parallel_layout: CpLayout = ...,
     ) -> Plan: ...
     @property
     def kept_bytes(self) -> int: ...

@@ -269,13 +269,16 @@ class StepContext(Handle):
         sync: Sync = Sync.STEP,
         pipeline_stages: int = 0,
         pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+        context_parallel_size: int = 0,
+        context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
     ) -> None:
         """Sizes the context for steps of up to `documents` documents under
         these options (plan_step's keywords) by planning a representative
         step once and keeping its storage."""
         options = _step_options(
             num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
-            overflow, seed, sync, pipeline_stages, pipeline_schedule,
+            overflow, seed, sync, pipeline_stages, pipeline_schedule, context_parallel_size,
+            context_parallel_layout,
         )
         _capi.flopspack_step_context_reserve(
             self._handle, options, _validate.handle(model, CostModel, "model"),
@@ -297,13 +300,16 @@ class StepContext(Handle):
         sync: Sync = Sync.STEP,
         pipeline_stages: int = 0,
         pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+        context_parallel_size: int = 0,
+        context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
     ) -> Plan:
         """:func:`plan_step` (same arguments but extra_costs, same plan) on
         the context's storage. A plan's arrays return to the context when
         the plan is released (close() or garbage collection)."""
         options = _step_options(
             num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
-            overflow, seed, sync, pipeline_stages, pipeline_schedule,
+            overflow, seed, sync, pipeline_stages, pipeline_schedule, context_parallel_size,
+            context_parallel_layout,
         )
         return Plan(
             _capi.flopspack_plan_step_in_context(
