@@ -146,6 +146,7 @@ FLOPSPACK_WRAP(flopspack_step_planner_pending)
 FLOPSPACK_WRAP(flopspack_step_planner_save_size)
 FLOPSPACK_WRAP(flopspack_swig_step_planner_save)
 FLOPSPACK_WRAP(flopspack_swig_step_planner_restore)
+FLOPSPACK_WRAP(flopspack_swig_step_planner_push_with_extra_costs)
 FLOPSPACK_WRAP(flopspack_stream_packer_save_size)
 /* step contexts: the step planner with storage kept between calls */
 FLOPSPACK_WRAP(flopspack_step_context_create)
@@ -713,6 +714,20 @@ flopspack_status flopspack_swig_multimodal_costs(const flopspack_cost_model* enc
   }
   return flopspack_multimodal_costs(encoder, text_tokens, images, patches_per_image, n,
                                     out_mm_tokens, out_extra_costs);
+}
+
+/* flopspack_step_planner_push_with_extra_costs with the extra costs'
+ * length explicit: 0 = none (NULL), else n. */
+flopspack_status flopspack_swig_step_planner_push_with_extra_costs(
+    flopspack_step_planner* planner, const int64_t* lengths, size_t n, const double* extra_costs,
+    size_t num_extra_costs, int64_t* first_id) {
+  if (num_extra_costs != 0 && num_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "extra_costs has " + std::to_string(num_extra_costs) +
+                                   " entries for " + std::to_string(n) + " lengths");
+  }
+  return flopspack_step_planner_push_with_extra_costs(
+      planner, lengths, num_extra_costs == 0 ? NULL : extra_costs, n, first_id);
 }
 
 /* flopspack_step_planner_save / _restore with byte arrays. */

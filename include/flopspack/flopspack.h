@@ -1573,6 +1573,24 @@ FLOPSPACK_API size_t flopspack_step_context_kept_bytes(const flopspack_step_cont
 /* Frees the context (NULL is a no-op); plans it made stay valid. */
 FLOPSPACK_API void flopspack_step_context_destroy(flopspack_step_context* context);
 
+/* ---- The stateful planner with extra costs (issue 16) ----------------- */
+
+/* flopspack_step_planner_push where document i also carries extra_costs[i],
+ * added to the model's cost of its tokens as in
+ * flopspack_plan_step_with_extra_costs; a document keeps it while it waits,
+ * and through save and restore. extra_costs NULL = none: exactly
+ * flopspack_step_planner_push. A step whose documents carry extra costs is
+ * planned as flopspack_plan_step_with_extra_costs plans them (documents
+ * pushed without count 0; pieces of a split document share its extra cost
+ * in proportion to their tokens); steps still take documents by tokens.
+ * Errors: those of flopspack_step_planner_push, plus
+ * FLOPSPACK_INVALID_ARGUMENT for a negative, NaN or infinite extra cost
+ * (the message names its index) and FLOPSPACK_OUT_OF_RANGE for extra costs
+ * whose sum overflows a double; on any error nothing is queued. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_push_with_extra_costs(
+    flopspack_step_planner* planner, const int64_t* lengths, const double* extra_costs, size_t n,
+    int64_t* first_id);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

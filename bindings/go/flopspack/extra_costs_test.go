@@ -170,6 +170,147 @@ func TestPackWithExtraCostsByHandAndBadInput(t *testing.T) {
 	}
 }
 
+func plannerStepOptions() StepOptions {
+	opts := DefaultStepOptions()
+	opts.NumRanks, opts.MicrobatchesPerRank, opts.MaxTokensPerMicrobatch = 4, 4, 1024
+	return opts
+}
+
+// One step of documents pushed with extra costs (some 0, and mixed pushes)
+// is PlanStepWithExtraCosts's plan of the same documents; nil is Push.
+func TestStepPlannerPushWithExtraCostsIsPlanStepWithExtraCosts(t *testing.T) {
+	model := quadraticModel(t)
+	opts := plannerStepOptions()
+	for seed := int64(1); seed <= 3; seed++ {
+		lengths := randomLengths(30, seed, 500) // one step (4 x 4 x 1024) holds them
+		extra := make([]float64, len(lengths))
+		for i := range extra {
+			if i%4 != 0 {
+				extra[i] = float64(1000 + 313*i)
+			}
+		}
+		planner, err := NewStepPlanner(model, opts, DefaultStepPlannerOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Documents 0-9 without, 10-19 with, 20-29 nil: zeros filled in.
+		want := append([]float64(nil), extra...)
+		for i := range want {
+			if i < 10 || i >= 20 {
+				want[i] = 0
+			}
+		}
+		if first, err := planner.Push(lengths[:10]); err != nil || first != 0 {
+			t.Fatal(first, err)
+		}
+		if first, err := planner.PushWithExtraCosts(lengths[10:20], extra[10:20]); err != nil || first != 10 {
+			t.Fatal(first, err)
+		}
+		if first, err := planner.PushWithExtraCosts(lengths[20:], nil); err != nil || first != 20 {
+			t.Fatal(first, err)
+		}
+		stepped, err := planner.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		direct, err := PlanStepWithExtraCosts(lengths, want, model, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePlan(t, stepped, direct) // step_context_test.go: groups, deferred, metrics
+		stepped.Close()
+		direct.Close()
+		planner.Close()
+	}
+}
+
+func TestStepPlannerPushWithExtraCostsBadInputChangesNothing(t *testing.T) {
+	model := quadraticModel(t)
+	planner, err := NewStepPlanner(model, plannerStepOptions(), DefaultStepPlannerOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer planner.Close()
+	if _, err := planner.PushWithExtraCosts([]int64{40, 50}, []float64{2.5, 0}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := planner.Save()
+	for _, extra := range [][]float64{{0, -1, 0}, {0, 0, math.NaN()}, {math.Inf(1), 0, 0},
+		{1e308, 1e308, 0}, {0, 0}, {}} {
+		_, want := PlanStepWithExtraCosts([]int64{10, 20, 30}, extra, model, plannerStepOptions())
+		_, got := planner.PushWithExtraCosts([]int64{10, 20, 30}, extra)
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("%v: got %v, want %v", extra, got, want)
+		}
+		if after, _ := planner.Save(); !reflect.DeepEqual(after, before) {
+			t.Errorf("%v: a rejected push changed the planner", extra)
+		}
+	}
+}
+
+func TestStepPlannerSaveRestoreKeepsExtraCosts(t *testing.T) {
+	model := quadraticModel(t)
+	opts := plannerStepOptions()
+	opts.MicrobatchesPerRank = 2
+	po := DefaultStepPlannerOptions()
+	po.TokensPerStep, po.OutlierMinTokens, po.MaxOutliersPerStep = 7000, 900, 1
+	a, err := NewStepPlanner(model, opts, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	lengths := randomLengths(240, 9, 1024)
+	extra := make([]float64, len(lengths))
+	for i := range extra {
+		if i%3 != 0 {
+			extra[i] = 5000 + 37*float64(i)
+		}
+	}
+	if _, err := a.PushWithExtraCosts(lengths[:120], extra[:120]); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		p, err := a.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+	}
+	state, _ := a.Save()
+	b, err := RestoreStepPlanner(state, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if again, _ := b.Save(); !reflect.DeepEqual(again, state) {
+		t.Fatal("a restored planner saves other bytes")
+	}
+	for _, p := range []*StepPlanner{a, b} {
+		if _, err := p.Push(lengths[120:180]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.PushWithExtraCosts(lengths[180:], extra[180:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step := 0; step < 30; step++ { // ~17 steps drain the queue
+		pa, err := a.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := b.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		samePlan(t, pa, pb)
+		pa.Close()
+		pb.Close()
+	}
+	if pending, _ := a.Pending(); pending.Documents != 0 {
+		t.Errorf("%d documents left", pending.Documents)
+	}
+}
+
 func TestSimulateWithExtraCostsZerosArePlainAndByHand(t *testing.T) {
 	model, err := NewTokensModel()
 	if err != nil {

@@ -118,6 +118,86 @@ def test_pack_extra_costs_by_hand_and_bad_input():
             flopspack.pack([10, 20, 30], 64, extra_costs=bad)
 
 
+# ---- StepPlanner.push(..., extra_costs=): the stateful planner -------------
+
+QUADRATIC = flopspack.CostModel.polynomial(0, 0, 1, 1.0 / 1024)
+PLANNER = dict(num_ranks=4, microbatches_per_rank=4, max_tokens_per_microbatch=1024)
+
+
+def same_plan(a, b):
+    for x, y in zip(a.to_csr(), b.to_csr()):
+        np.testing.assert_array_equal(x, y)
+    assert [g.cost for g in a] == [g.cost for g in b]
+    assert list(a.deferred) == list(b.deferred)
+    assert a.metrics == b.metrics
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_step_planner_push_with_extra_costs_is_plan_step(seed):
+    rng = np.random.default_rng(seed)
+    docs = rng.integers(1, 800, size=int(rng.integers(10, 20)))  # one step holds them
+    extra = np.where(rng.random(docs.size) < 0.3, 0.0, rng.random(docs.size) * 1e5)
+    planner = flopspack.StepPlanner(QUADRATIC, **PLANNER)
+    assert planner.push(docs, extra_costs=extra) == 0
+    same_plan(planner.next(), flopspack.plan_step(docs, QUADRATIC, extra_costs=extra, **PLANNER))
+    # None is push: the same state, the same plan as plan_step.
+    a, b = flopspack.StepPlanner(QUADRATIC, **PLANNER), flopspack.StepPlanner(QUADRATIC, **PLANNER)
+    a.push(docs)
+    b.push(docs, extra_costs=None)
+    assert a.save() == b.save()
+    same_plan(b.next(), flopspack.plan_step(docs, QUADRATIC, **PLANNER))
+
+
+def test_step_planner_mixed_pushes_fill_in_zeros():
+    rng = np.random.default_rng(7)
+    parts = [rng.integers(1, 700, size=n) for n in (9, 7, 5)]  # one step holds them
+    extra = rng.random(7) * 5e4
+    planner = flopspack.StepPlanner(QUADRATIC, **PLANNER)
+    assert planner.push(parts[0]) == 0
+    assert planner.push(parts[1], extra_costs=extra) == 9
+    assert planner.push(parts[2]) == 16
+    docs = np.concatenate(parts)
+    filled = np.concatenate([np.zeros(9), extra, np.zeros(5)])
+    same_plan(planner.next(), flopspack.plan_step(docs, QUADRATIC, extra_costs=filled, **PLANNER))
+
+
+@pytest.mark.parametrize("extra", [
+    [0, -1, 0], [0, 0, math.nan], [math.inf, 0, 0], [1e308, 1e308, 0], [0, 0], [],
+])
+def test_step_planner_bad_extra_costs_change_nothing(extra):
+    planner = flopspack.StepPlanner(QUADRATIC, **PLANNER)
+    planner.push([40, 50], extra_costs=[2.5, 0])
+    before = planner.save()
+    with pytest.raises(flopspack.Error) as want:
+        flopspack.plan_step([10, 20, 30], QUADRATIC, extra_costs=extra, **PLANNER)
+    with pytest.raises(type(want.value)) as got:
+        planner.push([10, 20, 30], extra_costs=extra)
+    assert str(got.value) == str(want.value)
+    assert planner.save() == before
+    assert planner.pending == (2, 90, 0)
+
+
+def test_step_planner_save_restore_keeps_extra_costs():
+    rng = np.random.default_rng(11)
+    docs = rng.integers(1, 1024, size=240)
+    extra = np.where(np.arange(240) % 3 == 0, 0.0, 5000.0 + 37.0 * np.arange(240))
+    planner = flopspack.StepPlanner(QUADRATIC, num_ranks=4, microbatches_per_rank=2,
+                                    max_tokens_per_microbatch=1024, tokens_per_step=7000,
+                                    outlier_min_tokens=900, max_outliers_per_step=1)
+    planner.push(docs[:120], extra_costs=extra[:120])
+    planner.next()
+    planner.next()
+    state = planner.save()
+    twin = flopspack.StepPlanner.restore(state, QUADRATIC)
+    assert twin.save() == state
+    for p in (planner, twin):
+        p.push(docs[120:180])
+        p.push(docs[180:], extra_costs=extra[180:])
+    for _ in range(30):  # ~17 steps drain the queue
+        same_plan(planner.next(), twin.next())
+    assert planner.pending.documents == 0
+
+
 # ---- simulate(..., extra_costs=) and simulate_sweep(..., extra_costs=) ----
 
 SIM_DOCS = np.random.default_rng(5).integers(1, 3000, size=2000)

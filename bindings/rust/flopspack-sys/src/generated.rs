@@ -1273,3 +1273,12 @@ extern "C" {
 extern "C" {
     pub fn flopspack_step_context_destroy(context: *mut flopspack_step_context);
 }
+extern "C" {
+    pub fn flopspack_step_planner_push_with_extra_costs(
+        planner: *mut flopspack_step_planner,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        first_id: *mut i64,
+    ) -> flopspack_status;
+}

@@ -958,6 +958,13 @@ extern "C" {
         n: usize,
         first_id: *mut i64,
     ) -> flopspack_status;
+    pub fn flopspack_step_planner_push_with_extra_costs(
+        planner: *mut flopspack_step_planner,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        first_id: *mut i64,
+    ) -> flopspack_status;
     pub fn flopspack_step_planner_next(
         planner: *mut flopspack_step_planner,
         out: *mut *mut flopspack_plan,
