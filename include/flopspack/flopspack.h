@@ -1506,6 +1506,30 @@ FLOPSPACK_API flopspack_status
 flopspack_pack_with_extra_costs(const flopspack_pack_options* options, const int64_t* lengths,
                                 const double* extra_costs, size_t n, flopspack_plan** out);
 
+/* flopspack_simulate where document i costs the model's cost of its tokens
+ * plus extra_costs[i] (docs/straggler-emulator.md, Extra costs): every
+ * piece a policy makes of a document (cut by concatenate-and-cut, at the
+ * cap, or truncated by the bucket sampler) carries its extra cost in
+ * proportion to its tokens, the PLANNER_* policies plan with
+ * flopspack_plan_step_with_extra_costs, and under context parallelism a
+ * microbatch's extra cost is shared evenly by its CP ranks. The documents
+ * drawn per step are those of flopspack_simulate; extra_costs NULL = none:
+ * the same result, bit for bit. Errors: those of flopspack_simulate, plus
+ * FLOPSPACK_INVALID_ARGUMENT for a negative, NaN or infinite extra cost
+ * (the message names its index) and FLOPSPACK_OUT_OF_RANGE for extra costs
+ * whose sum overflows a double. */
+FLOPSPACK_API flopspack_status flopspack_simulate_with_extra_costs(
+    const int64_t* lengths, const double* extra_costs, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, flopspack_simulate_result** out);
+
+/* flopspack_simulate_sweep with per-document extra costs, as
+ * flopspack_simulate_with_extra_costs (NULL = none: bit for bit the plain
+ * sweep). */
+FLOPSPACK_API flopspack_status flopspack_simulate_sweep_with_extra_costs(
+    const int64_t* lengths, const double* extra_costs, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, const uint64_t* rank_counts, size_t num_counts,
+    double* sampled_efficiency, double* predicted_efficiency, double* relative_throughput);
+
 /* ---- Planning step after step with kept storage (issue 19) ------------- */
 
 /* A step context keeps the step planner's working storage, and the arrays

@@ -1420,6 +1420,39 @@ std::vector<Row> Rows() {
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
+  add("SimulateExtraCostNegative",
+      "`flopspack_simulate_with_extra_costs`, `flopspack_simulate_sweep_with_extra_costs`",
+      "a negative, NaN or infinite extra cost", FLOPSPACK_INVALID_ARGUMENT,
+      "extra_costs[2] = -1: every extra cost must be finite", [](Outs& o) {
+        static const double extra[] = {0, 1, -1};
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s =
+            flopspack_simulate_with_extra_costs(kThree, extra, 3, Tokens(), nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateExtraCostSumOverflow",
+      "`flopspack_simulate_with_extra_costs`, `flopspack_simulate_sweep_with_extra_costs`",
+      "finite extra costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "extra_costs: the sum of costs overflows a double at index 1", [](Outs& o) {
+        static const double extra[] = {1e308, 1e308, 0};
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s =
+            flopspack_simulate_with_extra_costs(kThree, extra, 3, Tokens(), nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateExtraCostNullLengths",
+      "`flopspack_simulate_with_extra_costs`, `flopspack_simulate_sweep_with_extra_costs`",
+      "NULL lengths with n > 0", FLOPSPACK_INVALID_ARGUMENT, "lengths is NULL but its length is 3",
+      [](Outs& o) {
+        static const double extra[] = {0, 1, 2};
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s =
+            flopspack_simulate_with_extra_costs(nullptr, extra, 3, Tokens(), nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
   add("SimulateSeriesNotRecorded", "`flopspack_simulate_result_series`",
       "a series asked for but not recorded (record_steps = 0)", FLOPSPACK_INVALID_ARGUMENT,
       "record_steps", [](Outs& o) {

@@ -310,3 +310,103 @@ func TestStepPlannerSaveRestoreKeepsExtraCosts(t *testing.T) {
 		t.Errorf("%d documents left", pending.Documents)
 	}
 }
+
+func TestSimulateWithExtraCostsZerosArePlainAndByHand(t *testing.T) {
+	model, err := NewTokensModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	lengths := make([]int64, 3000)
+	for i := range lengths {
+		lengths[i] = 1 + int64(i*7919)%2500
+	}
+	zeros := make([]float64, len(lengths))
+	for policy := SimRandom; policy <= SimPlannerSequences; policy++ {
+		opts := DefaultSimulateOptions()
+		opts.Policy, opts.NumRanks, opts.NumSteps, opts.RecordSteps = policy, 8, 5, true
+		opts.TokensPerMicrobatch = 4096
+		if policy >= SimPlannerDocuments {
+			opts.MaxTokensPerMicrobatch = 5000
+		}
+		a, err := Simulate(lengths, model, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := SimulateWithExtraCosts(lengths, zeros, model, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sa, _ := a.Series(SeriesStepTime)
+		sb, _ := b.Series(SeriesStepTime)
+		if !reflect.DeepEqual(sa, sb) {
+			t.Errorf("policy %d: step times %v != %v", policy, sa, sb)
+		}
+		a.Close()
+		b.Close()
+	}
+	// One rank, token cost: 3 + 5 tokens plus extra costs 10 + 100.
+	opts := DefaultSimulateOptions()
+	opts.NumRanks, opts.TokensPerMicrobatch, opts.NumSteps, opts.RecordSteps = 1, 8, 3, true
+	s, err := SimulateWithExtraCosts([]int64{3, 5}, []float64{10, 100}, model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	times, err := s.Series(SeriesStepTime)
+	if err != nil || !reflect.DeepEqual(times, []float64{118, 118, 118}) {
+		t.Errorf("step times %v, %v", times, err)
+	}
+	// The sweep: one image-heavy document among equal ones.
+	equal := make([]int64, 64)
+	heavy := make([]float64, 64)
+	for i := range equal {
+		equal[i] = 128
+	}
+	heavy[5] = 1e4
+	opts = DefaultSimulateOptions()
+	opts.Policy, opts.TokensPerMicrobatch, opts.NumSteps = SimTokenBalanced, 1024, 4
+	plain, err := SimulateSweepWithExtraCosts(equal, nil, model, opts, []uint64{2, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := SimulateSweepWithExtraCosts(equal, heavy, model, opts, []uint64{2, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range plain.SampledEfficiency {
+		if plain.SampledEfficiency[i] != 1 || !(with.SampledEfficiency[i] < 0.9) {
+			t.Errorf("count %d: plain %v, with %v", i, plain.SampledEfficiency[i], with.SampledEfficiency[i])
+		}
+	}
+}
+
+func TestSimulateWithExtraCostsBadInput(t *testing.T) {
+	model, err := NewTokensModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	opts := DefaultSimulateOptions()
+	opts.NumRanks, opts.NumSteps = 2, 1
+	for _, row := range []struct {
+		extra    []float64
+		target   error
+		fragment string
+	}{
+		{[]float64{0, -1, 0}, ErrInvalidArgument, "extra_costs[1] = -1"},
+		{[]float64{0, 0, math.NaN()}, ErrInvalidArgument, "extra_costs[2] = nan"},
+		{[]float64{math.Inf(1), 0, 0}, ErrInvalidArgument, "extra_costs[0] = inf"},
+		{[]float64{1e308, 1e308, 0}, ErrOutOfRange, "extra_costs"},
+		{[]float64{0, 0}, ErrInvalidArgument, "extra_costs has 2 entries for 3 lengths"},
+	} {
+		s, err := SimulateWithExtraCosts([]int64{10, 20, 30}, row.extra, model, opts)
+		if s != nil || !errors.Is(err, row.target) || !strings.Contains(err.Error(), row.fragment) {
+			t.Errorf("%v: got %v, want %v containing %q", row.extra, err, row.target, row.fragment)
+		}
+		_, err = SimulateSweepWithExtraCosts([]int64{10, 20, 30}, row.extra, model, opts, []uint64{2})
+		if !errors.Is(err, row.target) || !strings.Contains(err.Error(), row.fragment) {
+			t.Errorf("sweep %v: got %v", row.extra, err)
+		}
+	}
+}

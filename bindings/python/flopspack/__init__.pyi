@@ -694,6 +694,7 @@ def simulate(
     progress: Optional[Callable[[int, int], Any]] = ...,
     context_parallel_size: int = ...,
     context_parallel_layout: CpLayout = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Simulation: ...
 def simulate_sweep(
     lengths: _Lengths,
@@ -712,6 +713,7 @@ def simulate_sweep(
     progress: Optional[Callable[[int, int], Any]] = ...,
     context_parallel_size: int = ...,
     context_parallel_layout: CpLayout = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Sweep: ...
 
 # ---- Cost-model files and prediction quality (docs/cost-models.md) ----

@@ -196,3 +196,65 @@ def test_step_planner_save_restore_keeps_extra_costs():
     for _ in range(30):  # ~17 steps drain the queue
         same_plan(planner.next(), twin.next())
     assert planner.pending.documents == 0
+
+
+# ---- simulate(..., extra_costs=) and simulate_sweep(..., extra_costs=) ----
+
+SIM_DOCS = np.random.default_rng(5).integers(1, 3000, size=2000)
+
+
+@pytest.mark.parametrize("policy", list(flopspack.SimPolicy))
+def test_simulate_zero_extra_costs_is_the_plain_call_bit_for_bit(policy):
+    model = flopspack.CostModel.polynomial(0, 0, 1, 1.0 / 1024)
+    kwargs = dict(policy=policy, num_ranks=8, num_steps=6, record_steps=True,
+                  tokens_per_microbatch=4096)
+    if policy >= flopspack.SimPolicy.PLANNER_DOCUMENTS:
+        kwargs["max_tokens_per_microbatch"] = 5000
+    a = flopspack.simulate(SIM_DOCS, model, **kwargs)
+    b = flopspack.simulate(SIM_DOCS, model, extra_costs=np.zeros(SIM_DOCS.size), **kwargs)
+    assert repr(a.summary) == repr(b.summary)  # exact floats; NaN where no prediction
+    for kind in flopspack.SimSeries:
+        assert a.series(kind).tolist() == b.series(kind).tolist()
+
+
+def test_simulate_extra_costs_by_hand_and_in_the_sweep():
+    # One rank, token cost: 3 + 5 tokens plus extra costs 10 + 100.
+    for policy in (flopspack.SimPolicy.RANDOM, flopspack.SimPolicy.TOKEN_BALANCED):
+        sim = flopspack.simulate([3, 5], TOKENS, policy=policy, num_ranks=1,
+                                 tokens_per_microbatch=8, num_steps=3, record_steps=True,
+                                 extra_costs=[10, 100])
+        assert sim.series(flopspack.SimSeries.STEP_TIME).tolist() == [118.0] * 3
+    # 64 equal documents, one image-heavy: every rank count loses balance.
+    docs = [128] * 64
+    extra = [0.0] * 64
+    extra[5] = 1e4
+    kwargs = dict(policy=flopspack.SimPolicy.TOKEN_BALANCED, tokens_per_microbatch=1024,
+                  num_steps=4)
+    plain = flopspack.simulate_sweep(docs, TOKENS, [2, 8], **kwargs)
+    heavy = flopspack.simulate_sweep(docs, TOKENS, [2, 8], extra_costs=extra, **kwargs)
+    zero = flopspack.simulate_sweep(docs, TOKENS, [2, 8], extra_costs=[0] * 64, **kwargs)
+    assert plain.sampled_efficiency.tolist() == [1.0, 1.0]
+    assert zero.sampled_efficiency.tolist() == plain.sampled_efficiency.tolist()
+    assert all(e < 0.9 for e in heavy.sampled_efficiency)
+    # The planner balances the full cost: better than token balancing.
+    planned = flopspack.simulate_sweep(docs, TOKENS, [2], extra_costs=extra, num_steps=4,
+                                       policy=flopspack.SimPolicy.PLANNER_DOCUMENTS,
+                                       tokens_per_microbatch=1024,
+                                       max_tokens_per_microbatch=4096)
+    assert planned.relative_throughput[0] > heavy.relative_throughput[0]
+
+
+@pytest.mark.parametrize("extra,error,fragment", [
+    ([0, -1, 0], flopspack.InvalidArgumentError, "extra_costs[1] = -1"),
+    ([0, 0, math.nan], flopspack.InvalidArgumentError, "extra_costs[2] = nan"),
+    ([math.inf, 0, 0], flopspack.InvalidArgumentError, "extra_costs[0] = inf"),
+    ([1e308, 1e308, 0], flopspack.OutOfRangeError, "extra_costs"),
+    ([0, 0], flopspack.InvalidArgumentError, "extra_costs has 2 entries for 3 lengths"),
+])
+def test_simulate_bad_extra_costs(extra, error, fragment):
+    with pytest.raises(error) as info:
+        flopspack.simulate([5, 6, 7], TOKENS, num_ranks=2, num_steps=1, extra_costs=extra)
+    assert fragment in str(info.value)
+    with pytest.raises(error) as info:
+        flopspack.simulate_sweep([5, 6, 7], TOKENS, [2], num_steps=1, extra_costs=extra)
+    assert fragment in str(info.value)
