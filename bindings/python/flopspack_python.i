@@ -101,6 +101,8 @@ FLOPSPACK_WRAP(flopspack_py_set_error_classes)
 FLOPSPACK_WRAP(flopspack_py_cost_model_custom)
 FLOPSPACK_WRAP(flopspack_py_simulate)
 FLOPSPACK_WRAP(flopspack_py_simulate_sweep)
+FLOPSPACK_WRAP(flopspack_py_simulate_with_extra_costs)
+FLOPSPACK_WRAP(flopspack_py_simulate_sweep_with_extra_costs)
 
 %{
 /* status -> exception class, filled by flopspack/_errors.py at import. */
@@ -321,5 +323,39 @@ flopspack_status flopspack_py_simulate_sweep(
   return flopspack_swig_simulate_sweep(lengths, n, model, &copy, rank_counts, num_rank_counts,
                                        out_sampled, num_out_sampled, out_predicted,
                                        num_out_predicted, out_relative, num_out_relative);
+}
+
+/* flopspack_swig_simulate_with_extra_costs with an optional progress
+ * callable (an empty extra_costs array = none). */
+flopspack_status flopspack_py_simulate_with_extra_costs(
+    const int64_t* lengths, size_t n, const double* extra_costs, size_t num_extra_costs,
+    const flopspack_cost_model* model, const flopspack_simulate_options* options,
+    PyObject* progress, flopspack_simulate_result** out) {
+  flopspack_simulate_options copy;
+  flopspack_py_progress_state state;
+  if (flopspack_status s = flopspack_py_progress_options(options, progress, &state, &copy)) {
+    return s;
+  }
+  return flopspack_swig_simulate_with_extra_costs(lengths, n, extra_costs, num_extra_costs, model,
+                                                  &copy, out);
+}
+
+/* flopspack_swig_simulate_sweep_with_extra_costs with an optional progress
+ * callable. */
+flopspack_status flopspack_py_simulate_sweep_with_extra_costs(
+    const int64_t* lengths, size_t n, const double* extra_costs, size_t num_extra_costs,
+    const flopspack_cost_model* model, const flopspack_simulate_options* options,
+    PyObject* progress, const uint64_t* rank_counts, size_t num_rank_counts, double* out_sampled,
+    size_t num_out_sampled, double* out_predicted, size_t num_out_predicted, double* out_relative,
+    size_t num_out_relative) {
+  flopspack_simulate_options copy;
+  flopspack_py_progress_state state;
+  if (flopspack_status s = flopspack_py_progress_options(options, progress, &state, &copy)) {
+    return s;
+  }
+  return flopspack_swig_simulate_sweep_with_extra_costs(
+      lengths, n, extra_costs, num_extra_costs, model, &copy, rank_counts, num_rank_counts,
+      out_sampled, num_out_sampled, out_predicted, num_out_predicted, out_relative,
+      num_out_relative);
 }
 %}

@@ -129,6 +129,8 @@ FLOPSPACK_WRAP(flopspack_swig_simulate_series_size)
 FLOPSPACK_WRAP(flopspack_swig_simulate_series)
 FLOPSPACK_WRAP(flopspack_simulate_result_pieces)
 FLOPSPACK_WRAP(flopspack_swig_simulate_sweep)
+FLOPSPACK_WRAP(flopspack_swig_simulate_with_extra_costs)
+FLOPSPACK_WRAP(flopspack_swig_simulate_sweep_with_extra_costs)
 /* packing and balancing */
 FLOPSPACK_WRAP(flopspack_swig_pack)
 FLOPSPACK_WRAP(flopspack_swig_pack_with_extra_costs)
@@ -144,6 +146,7 @@ FLOPSPACK_WRAP(flopspack_step_planner_pending)
 FLOPSPACK_WRAP(flopspack_step_planner_save_size)
 FLOPSPACK_WRAP(flopspack_swig_step_planner_save)
 FLOPSPACK_WRAP(flopspack_swig_step_planner_restore)
+FLOPSPACK_WRAP(flopspack_swig_step_planner_push_with_extra_costs)
 FLOPSPACK_WRAP(flopspack_stream_packer_save_size)
 /* step contexts: the step planner with storage kept between calls */
 FLOPSPACK_WRAP(flopspack_step_context_create)
@@ -595,6 +598,42 @@ flopspack_status flopspack_swig_simulate_sweep(
                                   out_sampled, out_predicted, out_relative);
 }
 
+/* flopspack_simulate_with_extra_costs / _sweep_with_extra_costs with the
+ * extra costs' length explicit: 0 = none (NULL), else n. */
+flopspack_status flopspack_swig_simulate_with_extra_costs(
+    const int64_t* lengths, size_t n, const double* extra_costs, size_t num_extra_costs,
+    const flopspack_cost_model* model, const flopspack_simulate_options* options,
+    flopspack_simulate_result** out) {
+  if (num_extra_costs != 0 && num_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "extra_costs has " + std::to_string(num_extra_costs) +
+                                   " entries for " + std::to_string(n) + " lengths");
+  }
+  return flopspack_simulate_with_extra_costs(
+      lengths, num_extra_costs == 0 ? NULL : extra_costs, n, model, options, out);
+}
+flopspack_status flopspack_swig_simulate_sweep_with_extra_costs(
+    const int64_t* lengths, size_t n, const double* extra_costs, size_t num_extra_costs,
+    const flopspack_cost_model* model, const flopspack_simulate_options* options,
+    const uint64_t* rank_counts, size_t num_rank_counts, double* out_sampled,
+    size_t num_out_sampled, double* out_predicted, size_t num_out_predicted, double* out_relative,
+    size_t num_out_relative) {
+  if (num_extra_costs != 0 && num_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "extra_costs has " + std::to_string(num_extra_costs) +
+                                   " entries for " + std::to_string(n) + " lengths");
+  }
+  if (num_out_sampled != num_rank_counts || num_out_predicted != num_rank_counts ||
+      num_out_relative != num_rank_counts) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "each output array needs " + std::to_string(num_rank_counts) +
+                                   " entries, one per rank count");
+  }
+  return flopspack_simulate_sweep_with_extra_costs(
+      lengths, num_extra_costs == 0 ? NULL : extra_costs, n, model, options, rank_counts,
+      num_rank_counts, out_sampled, out_predicted, out_relative);
+}
+
 /* flopspack_pack with the cost model as an argument (NULL = tokens). */
 flopspack_status flopspack_swig_pack(const flopspack_pack_options* options,
                                      const flopspack_cost_model* model, const int64_t* lengths,
@@ -675,6 +714,20 @@ flopspack_status flopspack_swig_multimodal_costs(const flopspack_cost_model* enc
   }
   return flopspack_multimodal_costs(encoder, text_tokens, images, patches_per_image, n,
                                     out_mm_tokens, out_extra_costs);
+}
+
+/* flopspack_step_planner_push_with_extra_costs with the extra costs'
+ * length explicit: 0 = none (NULL), else n. */
+flopspack_status flopspack_swig_step_planner_push_with_extra_costs(
+    flopspack_step_planner* planner, const int64_t* lengths, size_t n, const double* extra_costs,
+    size_t num_extra_costs, int64_t* first_id) {
+  if (num_extra_costs != 0 && num_extra_costs != n) {
+    return flopspack_swig_fail(FLOPSPACK_INVALID_ARGUMENT,
+                               "extra_costs has " + std::to_string(num_extra_costs) +
+                                   " entries for " + std::to_string(n) + " lengths");
+  }
+  return flopspack_step_planner_push_with_extra_costs(
+      planner, lengths, num_extra_costs == 0 ? NULL : extra_costs, n, first_id);
 }
 
 /* flopspack_step_planner_save / _restore with byte arrays. */

@@ -1506,6 +1506,30 @@ FLOPSPACK_API flopspack_status
 flopspack_pack_with_extra_costs(const flopspack_pack_options* options, const int64_t* lengths,
                                 const double* extra_costs, size_t n, flopspack_plan** out);
 
+/* flopspack_simulate where document i costs the model's cost of its tokens
+ * plus extra_costs[i] (docs/straggler-emulator.md, Extra costs): every
+ * piece a policy makes of a document (cut by concatenate-and-cut, at the
+ * cap, or truncated by the bucket sampler) carries its extra cost in
+ * proportion to its tokens, the PLANNER_* policies plan with
+ * flopspack_plan_step_with_extra_costs, and under context parallelism a
+ * microbatch's extra cost is shared evenly by its CP ranks. The documents
+ * drawn per step are those of flopspack_simulate; extra_costs NULL = none:
+ * the same result, bit for bit. Errors: those of flopspack_simulate, plus
+ * FLOPSPACK_INVALID_ARGUMENT for a negative, NaN or infinite extra cost
+ * (the message names its index) and FLOPSPACK_OUT_OF_RANGE for extra costs
+ * whose sum overflows a double. */
+FLOPSPACK_API flopspack_status flopspack_simulate_with_extra_costs(
+    const int64_t* lengths, const double* extra_costs, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, flopspack_simulate_result** out);
+
+/* flopspack_simulate_sweep with per-document extra costs, as
+ * flopspack_simulate_with_extra_costs (NULL = none: bit for bit the plain
+ * sweep). */
+FLOPSPACK_API flopspack_status flopspack_simulate_sweep_with_extra_costs(
+    const int64_t* lengths, const double* extra_costs, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, const uint64_t* rank_counts, size_t num_counts,
+    double* sampled_efficiency, double* predicted_efficiency, double* relative_throughput);
+
 /* ---- Planning step after step with kept storage (issue 19) ------------- */
 
 /* A step context keeps the step planner's working storage, and the arrays
@@ -1548,6 +1572,24 @@ FLOPSPACK_API size_t flopspack_step_context_kept_bytes(const flopspack_step_cont
 
 /* Frees the context (NULL is a no-op); plans it made stay valid. */
 FLOPSPACK_API void flopspack_step_context_destroy(flopspack_step_context* context);
+
+/* ---- The stateful planner with extra costs (issue 16) ----------------- */
+
+/* flopspack_step_planner_push where document i also carries extra_costs[i],
+ * added to the model's cost of its tokens as in
+ * flopspack_plan_step_with_extra_costs; a document keeps it while it waits,
+ * and through save and restore. extra_costs NULL = none: exactly
+ * flopspack_step_planner_push. A step whose documents carry extra costs is
+ * planned as flopspack_plan_step_with_extra_costs plans them (documents
+ * pushed without count 0; pieces of a split document share its extra cost
+ * in proportion to their tokens); steps still take documents by tokens.
+ * Errors: those of flopspack_step_planner_push, plus
+ * FLOPSPACK_INVALID_ARGUMENT for a negative, NaN or infinite extra cost
+ * (the message names its index) and FLOPSPACK_OUT_OF_RANGE for extra costs
+ * whose sum overflows a double; on any error nothing is queued. */
+FLOPSPACK_API flopspack_status flopspack_step_planner_push_with_extra_costs(
+    flopspack_step_planner* planner, const int64_t* lengths, const double* extra_costs, size_t n,
+    int64_t* first_id);
 
 #ifdef __cplusplus
 } /* extern "C" */

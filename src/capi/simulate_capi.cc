@@ -107,6 +107,17 @@ flopspack_status CheckInputs(const int64_t* lengths, size_t n, const flopspack_c
   return RequireNonNull(model, "model");
 }
 
+// extra_costs may be NULL (none); otherwise n readable doubles (the core
+// checks their values).
+flopspack_status CheckExtraCostsArray(const double* extra_costs, size_t n) {
+  if (extra_costs == nullptr) return FLOPSPACK_OK;
+  return RequireArray(extra_costs, n, sizeof(double), "extra_costs");
+}
+
+absl::Span<const double> ExtraSpan(const double* extra_costs, size_t n) {
+  return extra_costs == nullptr ? absl::Span<const double>() : absl::MakeConstSpan(extra_costs, n);
+}
+
 }  // namespace
 
 extern "C" {
@@ -127,12 +138,22 @@ flopspack_status flopspack_simulate(const int64_t* lengths, size_t n,
                                     const flopspack_cost_model* model,
                                     const flopspack_simulate_options* options,
                                     flopspack_simulate_result** out) {
+  return flopspack_simulate_with_extra_costs(lengths, nullptr, n, model, options, out);
+}
+
+flopspack_status flopspack_simulate_with_extra_costs(const int64_t* lengths,
+                                                     const double* extra_costs, size_t n,
+                                                     const flopspack_cost_model* model,
+                                                     const flopspack_simulate_options* options,
+                                                     flopspack_simulate_result** out) {
   return Guard([&] {
     if (flopspack_status s = CheckInputs(lengths, n, model)) return s;
+    if (flopspack_status s = CheckExtraCostsArray(extra_costs, n)) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     flopspack::sim::SimOptions o;
     if (flopspack_status s = Convert(options, &o)) return s;
-    auto r = flopspack::sim::Simulate(absl::MakeConstSpan(lengths, n), *model->model, o);
+    auto r = flopspack::sim::Simulate(absl::MakeConstSpan(lengths, n), *model->model, o,
+                                      ExtraSpan(extra_costs, n));
     if (!r.ok()) return FromStatus(r.status());
     *out = new flopspack_simulate_result{std::move(*r)};
     return FLOPSPACK_OK;
@@ -242,8 +263,18 @@ flopspack_status flopspack_simulate_sweep(const int64_t* lengths, size_t n,
                                           const uint64_t* rank_counts, size_t num_counts,
                                           double* sampled_efficiency, double* predicted_efficiency,
                                           double* relative_throughput) {
+  return flopspack_simulate_sweep_with_extra_costs(lengths, nullptr, n, model, options, rank_counts,
+                                                   num_counts, sampled_efficiency,
+                                                   predicted_efficiency, relative_throughput);
+}
+
+flopspack_status flopspack_simulate_sweep_with_extra_costs(
+    const int64_t* lengths, const double* extra_costs, size_t n, const flopspack_cost_model* model,
+    const flopspack_simulate_options* options, const uint64_t* rank_counts, size_t num_counts,
+    double* sampled_efficiency, double* predicted_efficiency, double* relative_throughput) {
   return Guard([&] {
     if (flopspack_status s = CheckInputs(lengths, n, model)) return s;
+    if (flopspack_status s = CheckExtraCostsArray(extra_costs, n)) return s;
     if (flopspack_status s =
             RequireArray(rank_counts, num_counts, sizeof(uint64_t), "rank_counts")) {
       return s;
@@ -251,7 +282,8 @@ flopspack_status flopspack_simulate_sweep(const int64_t* lengths, size_t n,
     flopspack::sim::SimOptions o;
     if (flopspack_status s = Convert(options, &o)) return s;
     auto points = flopspack::sim::Sweep(absl::MakeConstSpan(lengths, n), *model->model, o,
-                                        absl::MakeConstSpan(rank_counts, num_counts));
+                                        absl::MakeConstSpan(rank_counts, num_counts),
+                                        ExtraSpan(extra_costs, n));
     if (!points.ok()) return FromStatus(points.status());
     for (size_t i = 0; i < points->size(); ++i) {
       if (sampled_efficiency != nullptr) sampled_efficiency[i] = (*points)[i].sampled_efficiency;

@@ -312,10 +312,24 @@ flopspack_status flopspack_step_planner_create(
 
 flopspack_status flopspack_step_planner_push(flopspack_step_planner* planner,
                                              const int64_t* lengths, size_t n, int64_t* first_id) {
+  return flopspack_step_planner_push_with_extra_costs(planner, lengths, nullptr, n, first_id);
+}
+
+flopspack_status flopspack_step_planner_push_with_extra_costs(flopspack_step_planner* planner,
+                                                              const int64_t* lengths,
+                                                              const double* extra_costs, size_t n,
+                                                              int64_t* first_id) {
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
     if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
-    auto first = planner->planner->Push(absl::MakeConstSpan(lengths, n));
+    if (extra_costs != nullptr) {
+      if (flopspack_status s = RequireArray(extra_costs, n, sizeof(double), "extra_costs")) {
+        return s;
+      }
+    }
+    const absl::Span<const double> extra =
+        extra_costs == nullptr ? absl::Span<const double>() : absl::MakeConstSpan(extra_costs, n);
+    auto first = planner->planner->Push(absl::MakeConstSpan(lengths, n), extra);
     if (!first.ok()) return FromStatus(first.status());
     if (first_id != nullptr) *first_id = *first;
     return FLOPSPACK_OK;

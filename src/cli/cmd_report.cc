@@ -50,6 +50,7 @@ struct ReportOptions {
     return s;
   }();
   InputOptions input;
+  std::string extra_costs;  // --extra-costs FILE
   CostOptions cost;
   OutputOptions output;
 };
@@ -74,7 +75,12 @@ void WriteFile(const std::string& path, const std::string& text) {
   }
 }
 
-std::string Gpus(uint64_t ranks) { return Cell(static_cast<int64_t>(ranks)); }
+// GPUs of `ranks` data-parallel ranks: with --cp C each rank is a group of
+// C GPUs, so ranks x C.
+uint64_t GpusPerRank(const SimSettings& sim) { return sim.cp >= 2 ? sim.cp : 1; }
+std::string Gpus(uint64_t ranks, const SimSettings& sim) {
+  return Cell(static_cast<int64_t>(ranks * GpusPerRank(sim)));
+}
 
 // The recommendation: the throughput each policy loses at the GPU counts of
 // interest (--decide-at), whether the best one's gain over random dealing
@@ -129,8 +135,8 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
       parts.push_back(
           absl::StrFormat("%s %s", policies[p].label, Loss(At(sweeps[p], ranks, count))));
     }
-    absl::StrAppend(&losses, absl::StrFormat("At %s GPUs the throughput lost is: %s. ", Gpus(count),
-                                             absl::StrJoin(parts, ", ")));
+    absl::StrAppend(&losses, absl::StrFormat("At %s GPUs the throughput lost is: %s. ",
+                                             Gpus(count, sim), absl::StrJoin(parts, ", ")));
   }
   // 2. How the loss changes between the smallest and the largest count.
   std::string scale;
@@ -139,17 +145,18 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
     const double b = At(sweeps[d.baseline], ranks, decide_at.back());
     if (!std::isnan(a) && !std::isnan(b)) {
       const double delta = (1 - b) - (1 - a);
-      scale = std::abs(delta) < min_gain
-                  ? absl::StrFormat(
-                        "%s loses about the same at %s and at %s GPUs (%s and %s): the tail costs "
-                        "no more at the larger scale. ",
-                        policies[d.baseline].label, Gpus(decide_at.front()), Gpus(decide_at.back()),
-                        Loss(a), Loss(b))
-                  : absl::StrFormat("%s loses %s at %s GPUs and %s at %s: %s %s points. ",
-                                    policies[d.baseline].label, Loss(a), Gpus(decide_at.front()),
-                                    Loss(b), Gpus(decide_at.back()),
-                                    delta > 0 ? "the loss grows by" : "the loss shrinks by",
-                                    absl::StrFormat("%.1f", 100 * std::abs(delta)));
+      scale =
+          std::abs(delta) < min_gain
+              ? absl::StrFormat(
+                    "%s loses about the same at %s and at %s GPUs (%s and %s): the tail costs "
+                    "no more at the larger scale. ",
+                    policies[d.baseline].label, Gpus(decide_at.front(), sim),
+                    Gpus(decide_at.back(), sim), Loss(a), Loss(b))
+              : absl::StrFormat("%s loses %s at %s GPUs and %s at %s: %s %s points. ",
+                                policies[d.baseline].label, Loss(a), Gpus(decide_at.front(), sim),
+                                Loss(b), Gpus(decide_at.back(), sim),
+                                delta > 0 ? "the loss grows by" : "the loss shrinks by",
+                                absl::StrFormat("%.1f", 100 * std::abs(delta)));
     }
   }
   // 3. The decision.
@@ -157,12 +164,12 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
   if (d.change) {
     decision = absl::StrFormat(
         "Use %s: %s more throughput than %s at %s GPUs, the work of about %s GPUs. ",
-        policies[d.best].label, Percent(d.gain, 1), policies[d.baseline].label, Gpus(d.at),
-        Gpus(static_cast<uint64_t>(double(d.at) * d.gain / (1 + d.gain) + 0.5)));
+        policies[d.best].label, Percent(d.gain, 1), policies[d.baseline].label, Gpus(d.at, sim),
+        Gpus(static_cast<uint64_t>(double(d.at) * d.gain / (1 + d.gain) + 0.5), sim));
   } else {
     decision = absl::StrFormat(
         "No change needed: no policy gains %s or more (--min-gain) over %s at %s GPUs%s. ",
-        Percent(min_gain, 1), policies[d.baseline].label, Gpus(d.at),
+        Percent(min_gain, 1), policies[d.baseline].label, Gpus(d.at, sim),
         d.best != d.baseline ? absl::StrFormat(" (the best, %s, gains %s)", policies[d.best].label,
                                                Percent(d.gain, 1))
                              : "");
@@ -182,8 +189,12 @@ Decision Decide(const std::vector<SimPolicy>& policies, const std::vector<SweepR
                 Cell(max), double(max) / double(cap), Cell(cap));
   const std::string assumed = absl::StrFormat(
       "Assumed: each GPU runs %d microbatches of %s tokens per optimizer step; %s (--sync, "
-      "--pipeline-stages); %s. ",
-      sim.microbatches, Cell(cap), TopologyText(sim), memory);
+      "--pipeline-stages); %s%s. ",
+      sim.microbatches, Cell(cap), TopologyText(sim), memory,
+      sim.cp >= 2 ? absl::StrFormat("; GPU counts are data-parallel ranks (--ranks, --decide-at) "
+                                    "x %d (--cp)",
+                                    sim.cp)
+                  : "");
   // 5. The setting.
   const std::string name = policies[d.change ? d.best : d.baseline].name;
   const int64_t memory_cap = max == 0 ? cap : max;
@@ -313,7 +324,8 @@ void Run(const ReportOptions& o, const std::string& path) {
   // The bucket sampler's padded batches have no CP layout: left out with --cp.
   const std::vector<SimPolicy> policies = ParsePolicies(
       o.sim.cp >= 2 ? "random,token-balanced,planner" : "random,token-balanced,buckets,planner");
-  const Context context = LoadContext(o.input, o.cost, path);
+  Context context = LoadContext(o.input, o.cost, path);
+  LoadExtraCosts(context, o.extra_costs);
   MakeDirectories(dir);
   InstallInterruptHandler();
 
@@ -321,6 +333,9 @@ void Run(const ReportOptions& o, const std::string& path) {
   Json doc = Envelope("report");
   doc.Set("input", InputJson(context));
   doc.Set("model", ModelJson(context.spec));
+  // GPUs per data-parallel rank (--cp, else 1): the page's GPU counts are
+  // ranks x this.
+  doc.Set("gpus_per_rank", GpusPerRank(sim));
 
   // Costs as trained: a document longer than a microbatch is costed as the
   // pieces of --capacity tokens it is trained in (the emulator's figures
@@ -433,9 +448,9 @@ void Run(const ReportOptions& o, const std::string& path) {
                  "random dealing cuts sequences of %s tokens, the planner may fill a microbatch "
                  "up to %s. The balance and throughput columns are the sweep's at %s GPUs (mean "
                  "over %d simulated steps), the same numbers as the sweep table.",
-                 Cell(static_cast<int64_t>(batch.size())), Cell(tokens), Gpus(step_ranks),
+                 Cell(static_cast<int64_t>(batch.size())), Cell(tokens), Gpus(step_ranks, sim),
                  sim.microbatches, Cell(sim.tokens_per_microbatch), Cell(sim.tokens_per_microbatch),
-                 Cell(sim.max_tokens_per_microbatch), Gpus(step_ranks), sim.steps));
+                 Cell(sim.max_tokens_per_microbatch), Gpus(step_ranks, sim), sim.steps));
     doc.Set("step", std::move(step));
   }
 
@@ -495,7 +510,8 @@ void Run(const ReportOptions& o, const std::string& path) {
             "batches per step (the sweep's smallest GPU count)%s. The diversity distance is the "
             "token-weighted KS distance of each step's lengths to the dataset's, averaged over "
             "steps.",
-            Cell(settings.max_padded_tokens), Gpus(settings.num_ranks), settings.accumulation,
+            Cell(settings.max_padded_tokens), Gpus(settings.num_ranks, SimSettings{}),
+            settings.accumulation,
             pool > 0 ? absl::StrFormat("; the file cannot fill such a step, so %s documents "
                                        "were drawn with replacement from it",
                                        Cell(static_cast<int64_t>(pool)))
@@ -549,6 +565,7 @@ Runner DefineReport(CLI::App& app) {
           },
           "", "Percentage"));
   AddInputOptions(app, o->input);
+  AddExtraCostsOption(app, o->extra_costs);
   AddCostOptions(app, o->cost);
   AddOutputOptions(app, o->output, false);
   AddProgressOption(app);

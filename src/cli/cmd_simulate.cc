@@ -22,6 +22,7 @@ struct SimulateOptions {
   std::string policies = "all";
   SimSettings sim;  // its initial values are the defaults --help shows
   InputOptions input;
+  std::string extra_costs;  // --extra-costs FILE
   CostOptions cost;
   OutputOptions output;
 };
@@ -171,7 +172,8 @@ void Run(const SimulateOptions& o, const std::string& path) {
   const std::vector<SimPolicy> policies = ParsePolicies(o.policies);
   const SimSettings& settings = o.sim;
   CheckSettings(settings);
-  const Context context = LoadContext(o.input, o.cost, path);
+  Context context = LoadContext(o.input, o.cost, path);
+  LoadExtraCosts(context, o.extra_costs);
   InstallInterruptHandler();
   if (ranks.size() == 1) {
     RunOne(context, policies, ranks[0], settings, format, o.output);
@@ -193,6 +195,7 @@ Runner DefineSimulate(CLI::App& app) {
        "0 = --capacity, no slack)",
        "microbatches per rank and optimizer step", "--steps", "optimizer steps to simulate"});
   AddInputOptions(app, o->input);
+  AddExtraCostsOption(app, o->extra_costs);
   AddCostOptions(app, o->cost);
   AddOutputOptions(app, o->output);
   AddProgressOption(app);

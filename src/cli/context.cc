@@ -25,6 +25,12 @@ Context LoadContext(const InputOptions& input, const CostOptions& cost, const st
   return context;
 }
 
+void LoadExtraCosts(Context& context, const std::string& path) {
+  if (path.empty()) return;
+  context.extra_costs = ReadExtraCosts(path, context.lengths.values.size());
+  context.extra_costs_source = path == "-" ? "<stdin>" : path;
+}
+
 void RequireWithinCapacity(const Context& context, int64_t capacity) {
   const std::vector<int64_t>& v = context.lengths.values;
   for (size_t i = 0; i < v.size(); ++i) {
@@ -78,13 +84,19 @@ Json InputJson(const Context& context) {
   if (!context.lengths.column.empty()) out.Set("column", context.lengths.column);
   out.Set("count", static_cast<uint64_t>(context.lengths.values.size()));
   out.Set("tokens", context.tokens);
+  if (!context.extra_costs.empty()) out.Set("extra_costs", context.extra_costs_source);
   return out;
 }
 
 std::string TableHeader(const Context& context) {
-  return absl::StrFormat("# %s documents, %s tokens from %s\n# cost: %s\n\n",
+  const std::string extra =
+      context.extra_costs.empty()
+          ? ""
+          : absl::StrFormat(" + per-document extra costs from %s", context.extra_costs_source);
+  return absl::StrFormat("# %s documents, %s tokens from %s\n# cost: %s%s\n\n",
                          Cell(static_cast<int64_t>(context.lengths.values.size())),
-                         Cell(context.tokens), context.lengths.source, ModelSummary(context.spec));
+                         Cell(context.tokens), context.lengths.source, ModelSummary(context.spec),
+                         extra);
 }
 
 }  // namespace flopspack::cli

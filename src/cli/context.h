@@ -4,6 +4,7 @@
 #define FLOPSPACK_CLI_CONTEXT_H_
 
 #include <string>
+#include <vector>
 
 #include "handles.h"
 #include "input.h"
@@ -18,7 +19,13 @@ struct Context {
   ModelSpec spec;
   CostModelPtr model;
   int64_t tokens = 0;  // sum of the lengths
+  // --extra-costs (simulate, report): one per length, or empty = none.
+  std::vector<double> extra_costs;
+  std::string extra_costs_source;
 };
+
+// Reads --extra-costs FILE into the context (path empty = none).
+void LoadExtraCosts(Context& context, const std::string& path);
 
 // Resolves the cost options and reads path (with --column).
 Context LoadContext(const InputOptions& input, const CostOptions& cost, const std::string& path);

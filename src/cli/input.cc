@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -378,6 +379,35 @@ Lengths ReadLengths(const std::string& path, const std::string& column) {
   if (absl::StartsWith(bytes, "\xEF\xBB\xBF")) bytes.erase(0, 3);
   if (csv) return ParseCsv(source, bytes, column, tsv ? '\t' : ',');
   return ParseText(source, bytes);
+}
+
+std::vector<double> ParseExtraCosts(const std::string& source, const std::string& bytes,
+                                    size_t count) {
+  std::vector<double> out;
+  ForEachLine(bytes, [&](int64_t number, absl::string_view line) {
+    const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
+    if (trimmed.empty() || trimmed[0] == '#') return;  // blank lines and comments
+    double value = 0;
+    if (!absl::SimpleAtod(trimmed, &value) || !std::isfinite(value) || value < 0) {
+      throw InputError(absl::StrFormat(
+          "%s:%d: '%s' is not an extra cost: expected a finite, non-negative number", source,
+          number, std::string(trimmed.substr(0, 40))));
+    }
+    out.push_back(value);
+  });
+  if (out.size() != count) {
+    throw InputError(absl::StrFormat(
+        "%s: %d extra costs for %d documents: --extra-costs needs one per length, in order", source,
+        out.size(), count));
+  }
+  return out;
+}
+
+std::vector<double> ReadExtraCosts(const std::string& path, size_t count) {
+  const std::string source = path == "-" ? "<stdin>" : path;
+  std::string bytes = ReadAll(path, source, kMaxTextLineBytes);
+  if (absl::StartsWith(bytes, "\xEF\xBB\xBF")) bytes.erase(0, 3);
+  return ParseExtraCosts(source, bytes, count);
 }
 
 }  // namespace flopspack::cli

@@ -46,6 +46,15 @@ struct Lengths {
 // CliError (exit 1) for unreadable, malformed or empty input.
 Lengths ReadLengths(const std::string& path, const std::string& column);
 
+// --extra-costs FILE (simulate, report): one extra cost per document, in
+// the order of LENGTHS: plain text, one finite non-negative decimal number
+// per line (blank lines and '#' comments skipped), exactly `count` values.
+// Throws a CliError (exit 1) naming the file and line of a bad value, or
+// the counts when they differ. ParseExtraCosts parses bytes already read.
+std::vector<double> ReadExtraCosts(const std::string& path, size_t count);
+std::vector<double> ParseExtraCosts(const std::string& source, const std::string& bytes,
+                                    size_t count);
+
 // The parsers behind ReadLengths, on bytes already read; source names the
 // input in messages. Exposed for the unit tests.
 Lengths ParseText(const std::string& source, const std::string& bytes);

@@ -66,6 +66,14 @@ void AddInputOptions(CLI::App& app, InputOptions& o) {
       ->type_name("NAME");
 }
 
+void AddExtraCostsOption(CLI::App& app, std::string& path) {
+  app.add_option("--extra-costs", path,
+                 "a text file of per-document extra costs (one finite, non-negative number per "
+                 "line, in the order of LENGTHS, in the cost model's unit: a vision encoder's "
+                 "work on a document's images, say), added to each document's model cost")
+      ->type_name("FILE");
+}
+
 void AddOutputOptions(CLI::App& app, OutputOptions& o, bool formats) {
   if (formats) {
     AddSwitch(app, "json", o.json,

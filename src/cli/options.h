@@ -48,6 +48,8 @@ struct InputOptions {
   std::string column;
 };
 void AddInputOptions(CLI::App& app, InputOptions& options);
+// --extra-costs FILE (simulate, report): one extra cost per document.
+void AddExtraCostsOption(CLI::App& app, std::string& path);
 
 // --json, --csv, -o/--output. A command without tables (report) takes only
 // --output (formats = false).

@@ -24,18 +24,31 @@ extern "C" void OnSigint(int) { interrupted.store(true); }
 
 }  // namespace
 
-std::vector<int64_t> DrawWithReplacement(const std::vector<int64_t>& lengths, uint64_t count,
+namespace {
+template <typename T>
+std::vector<T> DrawValuesWithReplacement(const std::vector<T>& values, uint64_t count,
                                          uint64_t seed) {
-  std::vector<int64_t> out;
+  std::vector<T> out;
   out.reserve(count);
   uint64_t state = seed ^ 0x5EED0F5A3F1E5ULL;
-  const uint64_t n = lengths.size();
+  const uint64_t n = values.size();
   for (uint64_t i = 0; i < count; ++i) {
     // Modulo of a 64-bit draw: the bias is below n / 2^64, far under any
     // figure the emulator prints.
-    out.push_back(lengths[SplitMix64(state) % n]);
+    out.push_back(values[SplitMix64(state) % n]);
   }
   return out;
+}
+}  // namespace
+
+std::vector<int64_t> DrawWithReplacement(const std::vector<int64_t>& lengths, uint64_t count,
+                                         uint64_t seed) {
+  return DrawValuesWithReplacement(lengths, count, seed);
+}
+
+std::vector<double> DrawWithReplacement(const std::vector<double>& values, uint64_t count,
+                                        uint64_t seed) {
+  return DrawValuesWithReplacement(values, count, seed);
 }
 
 uint64_t DocumentsForTokens(double step_tokens, uint64_t documents, int64_t total_tokens) {

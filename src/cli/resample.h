@@ -22,6 +22,10 @@ namespace flopspack::cli {
 // count documents drawn uniformly with replacement from lengths (non-empty).
 std::vector<int64_t> DrawWithReplacement(const std::vector<int64_t>& lengths, uint64_t count,
                                          uint64_t seed);
+// The same draws (same seed, count and size: the same indices) of values
+// kept beside the lengths (per-document extra costs).
+std::vector<double> DrawWithReplacement(const std::vector<double>& values, uint64_t count,
+                                        uint64_t seed);
 
 // Documents a step of step_tokens tokens takes from a file of documents
 // holding total_tokens tokens: ceil(step_tokens x documents / total_tokens).

@@ -118,15 +118,32 @@ uint64_t PoolSeed(const SimSettings& settings) { return settings.seed ^ 0x9E3779
 
 // The pool a resampled point runs on: PoolSize(needed) documents drawn with
 // replacement, doubled until the bucket sampler fills a step at max_ranks.
-std::vector<int64_t> MakePool(const Context& context, const SimPolicy& policy, uint64_t needed,
-                              uint64_t max_ranks, const SimSettings& settings) {
+// A pool drawn with replacement: lengths, and the extra costs of the same
+// draws (the same seed and count draw the same indices) when there are any.
+struct SimPool {
+  std::vector<int64_t> lengths;
+  std::vector<double> extra;
+};
+
+SimPool MakePool(const Context& context, const SimPolicy& policy, uint64_t needed,
+                 uint64_t max_ranks, const SimSettings& settings) {
   uint64_t size = PoolSize(needed, context.lengths.values.size());
-  std::vector<int64_t> pool = DrawWithReplacement(context.lengths.values, size, PoolSeed(settings));
-  for (int i = 0; i < 8 && IsBuckets(policy) && !BucketsFit(pool, max_ranks, settings); ++i) {
+  SimPool pool;
+  pool.lengths = DrawWithReplacement(context.lengths.values, size, PoolSeed(settings));
+  for (int i = 0; i < 8 && IsBuckets(policy) && !BucketsFit(pool.lengths, max_ranks, settings);
+       ++i) {
     size *= 2;
-    pool = DrawWithReplacement(context.lengths.values, size, PoolSeed(settings));
+    pool.lengths = DrawWithReplacement(context.lengths.values, size, PoolSeed(settings));
+  }
+  if (!context.extra_costs.empty()) {
+    pool.extra = DrawWithReplacement(context.extra_costs, size, PoolSeed(settings));
   }
   return pool;
+}
+
+// NULL = no extra costs.
+const double* ExtraOrNull(const std::vector<double>& extra) {
+  return extra.empty() ? nullptr : extra.data();
 }
 
 }  // namespace
@@ -177,7 +194,7 @@ SimPoint Simulate(const Context& context, const SimPolicy& policy, uint64_t rank
   SimPoint point;
   const PointNeed need = Need(context, policy, ranks, settings);
   point.documents_needed = need.documents;
-  std::vector<int64_t> pool;
+  SimPool pool;
   if (!need.fits) {
     if (!settings.resample) {
       point.state = PointState::kNeedsDocuments;
@@ -185,9 +202,10 @@ SimPoint Simulate(const Context& context, const SimPolicy& policy, uint64_t rank
     }
     pool = MakePool(context, policy, need.documents, ranks, settings);
     point.state = PointState::kResampled;
-    point.pool_documents = pool.size();
+    point.pool_documents = pool.lengths.size();
   }
-  const std::vector<int64_t>& lengths = need.fits ? context.lengths.values : pool;
+  const std::vector<int64_t>& lengths = need.fits ? context.lengths.values : pool.lengths;
+  const std::vector<double>& extra = need.fits ? context.extra_costs : pool.extra;
   if (Interrupted()) {
     point.state = PointState::kInterrupted;
     return point;
@@ -199,7 +217,8 @@ SimPoint Simulate(const Context& context, const SimPolicy& policy, uint64_t rank
   options.progress_user_data = &progress;
   flopspack_simulate_result* raw = nullptr;
   const bool done = CheckOrCancelled(
-      flopspack_simulate(lengths.data(), lengths.size(), context.model.get(), &options, &raw),
+      flopspack_simulate_with_extra_costs(lengths.data(), ExtraOrNull(extra), lengths.size(),
+                                          context.model.get(), &options, &raw),
       absl::StrFormat("simulate %s at %d ranks", policy.name, ranks));
   if (!done) {
     point.state = PointState::kInterrupted;
@@ -244,17 +263,19 @@ SweepResult Sweep(const Context& context, const SimPolicy& policy,
   flopspack_simulate_options options = Options(policy, 1, settings);
   options.progress = OnProgress;
   options.progress_user_data = &progress;
-  auto run = [&](const std::vector<size_t>& points, const std::vector<int64_t>& lengths) {
+  auto run = [&](const std::vector<size_t>& points, const std::vector<int64_t>& lengths,
+                 const std::vector<double>& extra) {
     if (points.empty()) return;
     std::vector<uint64_t> counts;
     for (size_t i : points) counts.push_back(ranks[i]);
     std::vector<double> sampled(points.size()), predicted(points.size()), throughput(points.size());
     const bool done =
-        !Interrupted() && CheckOrCancelled(flopspack_simulate_sweep(
-                                               lengths.data(), lengths.size(), context.model.get(),
-                                               &options, counts.data(), counts.size(),
-                                               sampled.data(), predicted.data(), throughput.data()),
-                                           absl::StrFormat("sweep of %s", policy.name));
+        !Interrupted() &&
+        CheckOrCancelled(
+            flopspack_simulate_sweep_with_extra_costs(
+                lengths.data(), ExtraOrNull(extra), lengths.size(), context.model.get(), &options,
+                counts.data(), counts.size(), sampled.data(), predicted.data(), throughput.data()),
+            absl::StrFormat("sweep of %s", policy.name));
     for (size_t k = 0; k < points.size(); ++k) {
       const size_t i = points[k];
       if (!done) {
@@ -268,9 +289,10 @@ SweepResult Sweep(const Context& context, const SimPolicy& policy,
     }
     if (!done) out.interrupted = true;
   };
-  run(on_file, context.lengths.values);
+  run(on_file, context.lengths.values, context.extra_costs);
   if (!on_pool.empty()) {
-    run(on_pool, MakePool(context, policy, pool_needed, pool_ranks, settings));
+    const SimPool pool = MakePool(context, policy, pool_needed, pool_ranks, settings);
+    run(on_pool, pool.lengths, pool.extra);
   }
   return out;
 }

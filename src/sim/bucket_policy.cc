@@ -8,7 +8,7 @@ namespace flopspack::sim {
 
 absl::StatusOr<std::unique_ptr<Policy>> BucketPolicy::Create(
     const StepShape& shape, uint64_t seed, absl::Span<const int64_t> lengths,
-    std::shared_ptr<const cost::CostModel> model) {
+    std::shared_ptr<const cost::CostModel> model, const pack::ExtraCosts& extra) {
   pack::BucketSamplerOptions o;
   o.budget = pack::BucketBudget::kPaddedTokens;
   o.max_padded_tokens = shape.tokens_per_microbatch;
@@ -19,7 +19,7 @@ absl::StatusOr<std::unique_ptr<Policy>> BucketPolicy::Create(
   for (int64_t& l : clipped) l = std::min(l, shape.tokens_per_microbatch);
   auto sampler = pack::BucketSampler::Create(o, std::move(model), clipped);
   if (!sampler.ok()) return sampler.status();
-  return std::unique_ptr<Policy>(new BucketPolicy(shape, std::move(*sampler)));
+  return std::unique_ptr<Policy>(new BucketPolicy(shape, std::move(*sampler), extra));
 }
 
 absl::Status BucketPolicy::NextStep(DocumentStream&, StepBatch& batch) {
@@ -39,6 +39,12 @@ absl::Status BucketPolicy::NextStep(DocumentStream&, StepBatch& batch) {
   batch.order.assign(groups, 0);
   for (size_t g = 0; g < groups; ++g) {
     for (int64_t tokens : plan->group_tokens(g)) batch.pieces.push_back(tokens);
+    if (!extra_.empty()) {
+      const auto items = plan->group_items(g);
+      const auto tokens = plan->group_tokens(g);
+      for (size_t k = 0; k < items.size(); ++k)
+        batch.extras.push_back(extra_.Of(items[k], tokens[k]));
+    }
     batch.offsets.push_back(batch.pieces.size());
     drawn_ += plan->group_items(g).size();
     const uint64_t position = static_cast<uint64_t>(plan->group_rank(g)) * per_rank +

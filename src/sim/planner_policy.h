@@ -11,6 +11,10 @@
 // in stream order of steps (a document longer than the whole budget is cut
 // into budget-sized parts over consecutive steps); ranks are coordinated
 // (not independent), except for kRandom.
+// With extra costs the planner balances the full cost
+// (pack::PlanStepWithExtraCosts): a step's document part carries its
+// document's extra cost in proportion to its tokens, and so does every
+// piece the planner cuts (pack::ExtraCosts::Of on the whole document).
 #ifndef FLOPSPACK_SIM_PLANNER_POLICY_H_
 #define FLOPSPACK_SIM_PLANNER_POLICY_H_
 
@@ -24,7 +28,7 @@ namespace flopspack::sim {
 class PlannerPolicy final : public Policy {
  public:
   PlannerPolicy(const StepShape& shape, uint64_t seed, pack::StepAlgorithm algorithm,
-                const cost::CostModel& model);
+                const cost::CostModel& model, const pack::ExtraCosts& extra = {});
   absl::Status NextStep(DocumentStream& stream, StepBatch& batch) override;
   bool independent_ranks() const override {
     return options_.algorithm == pack::StepAlgorithm::kRandom;
@@ -34,9 +38,13 @@ class PlannerPolicy final : public Policy {
   StepShape shape_;
   pack::StepOptions options_;
   const cost::CostModel& model_;
+  pack::ExtraCosts extra_;
   uint64_t step_ = 0;
-  int64_t pending_ = 0;  // the document (or its rest) that opens the next step
-  std::vector<int64_t> docs_;
+  int64_t pending_ = 0;      // the document (or its rest) that opens the next step
+  int64_t pending_doc_ = 0;  // its index in the dataset
+  // The step's document parts, the dataset index and extra cost of each.
+  std::vector<int64_t> docs_, doc_index_;
+  std::vector<double> doc_extra_;
 };
 
 }  // namespace flopspack::sim

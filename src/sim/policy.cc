@@ -10,14 +10,15 @@ namespace flopspack::sim {
 
 absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(PolicyKind kind, const StepShape& shape,
                                                    uint64_t seed, absl::Span<const int64_t> lengths,
-                                                   std::shared_ptr<const cost::CostModel> model) {
+                                                   std::shared_ptr<const cost::CostModel> model,
+                                                   const pack::ExtraCosts& extra) {
   switch (kind) {
     case PolicyKind::kRandom:
-      return std::unique_ptr<Policy>(std::make_unique<RandomDealing>(shape, seed));
+      return std::unique_ptr<Policy>(std::make_unique<RandomDealing>(shape, seed, extra));
     case PolicyKind::kTokenBalanced:
-      return std::unique_ptr<Policy>(std::make_unique<TokenBalanced>(shape));
+      return std::unique_ptr<Policy>(std::make_unique<TokenBalanced>(shape, extra));
     case PolicyKind::kBuckets:
-      return BucketPolicy::Create(shape, seed, lengths, std::move(model));
+      return BucketPolicy::Create(shape, seed, lengths, std::move(model), extra);
     case PolicyKind::kPlannerDocuments:
     case PolicyKind::kPlannerRandom:
     case PolicyKind::kPlannerTokens:
@@ -30,7 +31,7 @@ absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(PolicyKind kind, const StepSh
       const auto algorithm =
           kAlgorithms[static_cast<int>(kind) - static_cast<int>(PolicyKind::kPlannerDocuments)];
       return std::unique_ptr<Policy>(
-          std::make_unique<PlannerPolicy>(shape, seed, algorithm, *model));
+          std::make_unique<PlannerPolicy>(shape, seed, algorithm, *model, extra));
     }
   }
   return absl::InvalidArgumentError(

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "cost/cost_model.h"
 #include "pack/planner/step_planner.h"
+#include "pack/primitives/extra_costs.h"
 #include "sim/document_stream.h"
 
 namespace flopspack::sim {
@@ -56,13 +57,17 @@ struct StepShape {
 };
 
 // One step: exactly shape.microbatches() microbatches in CSR form; pieces
-// are the lengths of the document pieces in each. Position
+// are the lengths of the document pieces in each, and extras (with extra
+// costs only, else empty) the extra cost each piece carries: its
+// document's extra cost in proportion to its tokens (pack::ExtraCosts::Of,
+// the one rule). Position
 // p = rank * microbatches_per_rank + slot runs microbatch order[p] (or
 // microbatch p when order is empty).
 struct StepBatch {
   std::vector<size_t> offsets{0};
   std::vector<int64_t> pieces;
   std::vector<uint32_t> order;
+  std::vector<double> extras;
   // true: each piece is its own sample padded to the longest of its
   // microbatch (padded batching); false: pieces are packed into one
   // sequence (varlen attention).
@@ -72,6 +77,7 @@ struct StepBatch {
     offsets.assign(1, 0);
     pieces.clear();
     order.clear();
+    extras.clear();
   }
   size_t microbatches() const { return offsets.size() - 1; }
 };
@@ -93,9 +99,14 @@ class Policy {
 
 // lengths and model: the dataset and cost model, for policies that need
 // more than the stream (the bucket sampler); model must outlive the policy.
+// extra: validated per-document extra costs over the same lengths (empty =
+// none; must outlive the policy); every policy then fills StepBatch::extras
+// and places documents exactly as without them, except the PLANNER_*
+// policies, whose planner balances the full cost.
 absl::StatusOr<std::unique_ptr<Policy>> MakePolicy(PolicyKind kind, const StepShape& shape,
                                                    uint64_t seed, absl::Span<const int64_t> lengths,
-                                                   std::shared_ptr<const cost::CostModel> model);
+                                                   std::shared_ptr<const cost::CostModel> model,
+                                                   const pack::ExtraCosts& extra = {});
 
 }  // namespace flopspack::sim
 

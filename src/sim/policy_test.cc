@@ -27,9 +27,9 @@ TEST(DocumentStreamTest, EveryEpochIsAPermutationAndSeedsAreDeterministic) {
   for (int epoch = 0; epoch < 3; ++epoch) {
     std::vector<int64_t> seen;
     for (size_t i = 0; i < lengths.size(); ++i) {
-      seen.push_back(s.Next());
-      EXPECT_EQ(seen.back(), same.Next());
-      differs |= seen.back() != other.Next();
+      seen.push_back(s.Next().length);
+      EXPECT_EQ(seen.back(), same.Next().length);
+      differs |= seen.back() != other.Next().length;
     }
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(seen, sorted);
@@ -49,7 +49,7 @@ TEST(RandomDealingTest, FullSequencesThatReassembleTheStream) {
     ASSERT_TRUE(policy.ok());
     DocumentStream stream(lengths, trial), mirror(lengths, trial);
     StepBatch batch;
-    int64_t current = mirror.Next(), consumed = 0;  // the document pieces should add up to
+    int64_t current = mirror.Next().length, consumed = 0;  // the document pieces should add up to
     for (int step = 0; step < 4; ++step) {
       batch.Clear();
       ASSERT_TRUE((*policy)->NextStep(stream, batch).ok());
@@ -68,7 +68,7 @@ TEST(RandomDealingTest, FullSequencesThatReassembleTheStream) {
           consumed += piece;
           ASSERT_LE(consumed, current);
           if (consumed == current) {
-            current = mirror.Next();
+            current = mirror.Next().length;
             consumed = 0;
           }
         }
@@ -117,7 +117,7 @@ TEST(TokenBalancedTest, CapsWholeDocumentsConservationAndLptBound) {
     std::map<int64_t, int64_t> available;
     int64_t drawn_tokens = 0;
     for (uint64_t i = 0; i < stream.drawn(); ++i) {
-      const int64_t l = mirror.Next();
+      const int64_t l = mirror.Next().length;
       drawn_tokens += l;
       for (int64_t rest = l; rest > 0; rest -= std::min(rest, cap))
         ++available[std::min(rest, cap)];

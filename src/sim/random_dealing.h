@@ -11,6 +11,10 @@
 // hold whole documents, so its last sequences may be part empty. Both cut
 // with the planner's ConcatenateAndCut (pack/planner/planner_baselines.h).
 //
+// With extra costs, a piece carries its document's in proportion to its
+// tokens (pack::ExtraCosts::Of); the cutting and the dealing do not look at
+// them.
+//
 // Complexity: O(pieces + microbatches) per step. Guarantee: fill 1, no
 // padding, every token of the stream used once in order; ranks draw their
 // sequences independently of each other (up to the shared stream), so the
@@ -29,15 +33,19 @@ namespace flopspack::sim {
 
 class RandomDealing final : public Policy {
  public:
-  RandomDealing(const StepShape& shape, uint64_t seed) : shape_(shape), rng_(seed) {}
+  RandomDealing(const StepShape& shape, uint64_t seed, const pack::ExtraCosts& extra = {})
+      : shape_(shape), rng_(seed), extra_(extra) {}
   absl::Status NextStep(DocumentStream& stream, StepBatch& batch) override;
   bool independent_ranks() const override { return true; }
 
  private:
   StepShape shape_;
   util::Rng rng_;
-  int64_t carry_ = 0;  // tokens of the current document not yet placed
-  // Scratch, reused across steps.
+  pack::ExtraCosts extra_;
+  int64_t carry_ = 0;      // tokens of the current document not yet placed
+  int64_t carry_doc_ = 0;  // its index in the dataset
+  // Scratch, reused across steps: the step's document parts and the
+  // dataset index of each.
   std::vector<int64_t> lengths_, docs_;
 };
 

@@ -49,9 +49,24 @@ class Coster {
     return c;
   }
 
-  // Cost of the microbatch, and the part of it that is not padding.
-  absl::Status Cost(absl::Span<const int64_t> pieces, bool padded, double& cost,
-                    double& useful) const {
+  // Cost of the microbatch, and the part of it that is not padding. extras:
+  // the extra cost of each piece, or empty.
+  absl::Status Cost(absl::Span<const int64_t> pieces, absl::Span<const double> extras, bool padded,
+                    double& cost, double& useful) const {
+    if (absl::Status s = ModelCost(pieces, padded, cost, useful); !s.ok()) return s;
+    if (extras.empty()) return absl::OkStatus();
+    double sum = 0;
+    for (double e : extras) sum += e;
+    // Under CP each CP rank pays an even share (the step planner's rule).
+    const double share = cp_ > 1 && !padded ? sum / static_cast<double>(cp_) : sum;
+    cost += share;
+    useful += share;
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status ModelCost(absl::Span<const int64_t> pieces, bool padded, double& cost,
+                         double& useful) const {
     cost = useful = 0;
     if (pieces.empty()) return absl::OkStatus();
     if (cp_ > 1 && !padded) {
@@ -106,7 +121,6 @@ class Coster {
     return absl::OkStatus();
   }
 
- private:
   absl::StatusOr<double> Single(int64_t length) const {
     if (additive_) return overhead_ + table_[static_cast<size_t>(length)];
     return model_->SequenceCost({&length, 1});
@@ -170,8 +184,9 @@ double HistogramQuantile(const std::vector<uint32_t>& bins, uint64_t total, doub
 }
 
 absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::CostModel& model,
-                                 const SimOptions& options, uint64_t progress_done,
-                                 uint64_t progress_total, size_t reservoir_capacity) {
+                                 const SimOptions& options, const pack::ExtraCosts& extra,
+                                 uint64_t progress_done, uint64_t progress_total,
+                                 size_t reservoir_capacity) {
   // Under CP the policies see a CP group's microbatch: C x the per-GPU
   // token counts (the planner policies divide back, see planner_policy.cc).
   const int64_t cp = options.context_parallel_size > 1 ? options.context_parallel_size : 1;
@@ -198,8 +213,8 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
   // The policy may keep the model (the bucket sampler does) no longer than
   // this call: a non-owning handle.
   std::shared_ptr<const cost::CostModel> borrowed(&model, [](const cost::CostModel*) {});
-  absl::StatusOr<std::unique_ptr<Policy>> policy =
-      MakePolicy(options.policy, shape, util::DeriveSeed(options.seed, 1), lengths, borrowed);
+  absl::StatusOr<std::unique_ptr<Policy>> policy = MakePolicy(
+      options.policy, shape, util::DeriveSeed(options.seed, 1), lengths, borrowed, extra);
   if (!policy.ok()) return policy.status();
   const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
   const int64_t max_piece = std::min(longest, memory_cap);
@@ -248,7 +263,13 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
       const absl::Span<const int64_t> pieces =
           absl::MakeConstSpan(batch.pieces)
               .subspan(batch.offsets[m], batch.offsets[m + 1] - batch.offsets[m]);
-      if (absl::Status s = coster->Cost(pieces, batch.padded, mb_cost[m], mb_useful[m]); !s.ok()) {
+      const absl::Span<const double> extras =
+          batch.extras.empty()
+              ? absl::Span<const double>()
+              : absl::MakeConstSpan(batch.extras)
+                    .subspan(batch.offsets[m], batch.offsets[m + 1] - batch.offsets[m]);
+      if (absl::Status s = coster->Cost(pieces, extras, batch.padded, mb_cost[m], mb_useful[m]);
+          !s.ok()) {
         return s;
       }
       int64_t sum = 0, longest_piece = 0;
@@ -353,12 +374,14 @@ absl::StatusOr<SimResult> RunOne(absl::Span<const int64_t> lengths, const cost::
 
 }  // namespace
 
-absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOptions& options) {
+absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOptions& options,
+                                absl::Span<const double> extra_costs) {
   if (lengths.empty()) {
     return absl::InvalidArgumentError("lengths is empty: there is nothing to simulate");
   }
   absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths);
   if (!total.ok()) return total.status();
+  if (absl::Status s = pack::CheckExtraCosts(extra_costs, lengths.size()); !s.ok()) return s;
   if (options.num_ranks == 0) return absl::InvalidArgumentError("num_ranks = 0: must be >= 1");
   if (options.microbatches_per_rank == 0) {
     return absl::InvalidArgumentError("microbatches_per_rank = 0: must be >= 1");
@@ -428,22 +451,25 @@ absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOpti
 }
 
 absl::StatusOr<SimResult> Simulate(absl::Span<const int64_t> lengths, const cost::CostModel& model,
-                                   const SimOptions& options) {
-  if (absl::Status s = ValidateSimulation(lengths, options); !s.ok()) return s;
-  return RunOne(lengths, model, options, 0, options.num_steps, kReservoirCapacity);
+                                   const SimOptions& options,
+                                   absl::Span<const double> extra_costs) {
+  if (absl::Status s = ValidateSimulation(lengths, options, extra_costs); !s.ok()) return s;
+  return RunOne(lengths, model, options, pack::ExtraCosts{extra_costs, lengths}, 0,
+                options.num_steps, kReservoirCapacity);
 }
 
 absl::StatusOr<std::vector<SweepPoint>> Sweep(absl::Span<const int64_t> lengths,
                                               const cost::CostModel& model,
                                               const SimOptions& options,
-                                              absl::Span<const uint64_t> rank_counts) {
+                                              absl::Span<const uint64_t> rank_counts,
+                                              absl::Span<const double> extra_costs) {
   if (rank_counts.empty()) {
     return absl::InvalidArgumentError("rank_counts is empty: nothing to sweep");
   }
   for (size_t i = 0; i < rank_counts.size(); ++i) {
     SimOptions o = options;
     o.num_ranks = rank_counts[i];
-    if (absl::Status s = ValidateSimulation(lengths, o); !s.ok()) {
+    if (absl::Status s = ValidateSimulation(lengths, o, extra_costs); !s.ok()) {
       return absl::Status(s.code(), absl::StrFormat("rank_counts[%u]: %s", i, s.message()));
     }
   }
@@ -458,8 +484,8 @@ absl::StatusOr<std::vector<SweepPoint>> Sweep(absl::Span<const int64_t> lengths,
     SimOptions o = options;
     o.num_ranks = rank_counts[i];
     o.record_steps = false;
-    absl::StatusOr<SimResult> r =
-        RunOne(lengths, model, o, i * options.num_steps, *total_steps, share);
+    absl::StatusOr<SimResult> r = RunOne(lengths, model, o, pack::ExtraCosts{extra_costs, lengths},
+                                         i * options.num_steps, *total_steps, share);
     if (!r.ok()) return r.status();
     points[i].num_ranks = rank_counts[i];
     points[i].sampled_efficiency = r->mean_sync_efficiency;

@@ -27,6 +27,15 @@
 // computed exactly by order statistics (stats/order_statistics.h) on the
 // empirical G of the sampled rank costs (a uniform reservoir of at most
 // 2^20 of them), and the predicted balance efficiency is mean(G) / E[max].
+// Extra costs (issue 16): a document may carry a cost beside the model's
+// cost of its tokens (a vision encoder's work on its images). Every piece a
+// policy makes of it carries a share in proportion to its tokens
+// (pack::ExtraCosts::Of, the rule of flopspack_plan_step and flopspack_pack);
+// a microbatch costs its model cost plus its pieces' shares (summed in
+// piece order after the model cost), padded batches add no extra cost for
+// padding, and under CP a microbatch's extra cost is shared evenly by its
+// CP ranks (each pays 1/C of it on top of its chunks' cost), as the step
+// planner costs it.
 // Reference: the straggler analysis of synchronous data parallelism, e.g.
 // Dean & Barroso, "The Tail at Scale", CACM 56(2), 2013.
 #ifndef FLOPSPACK_SIM_SIMULATOR_H_
@@ -119,9 +128,13 @@ struct SimResult {
   std::vector<double> rank_cost_sample;
 };
 
-// lengths non-empty, every length > 0; model required.
+// lengths non-empty, every length > 0; model required. extra_costs: empty
+// (none: the same result as without, bit for bit) or one finite,
+// non-negative extra cost per length; the documents drawn per step do not
+// depend on them.
 absl::StatusOr<SimResult> Simulate(absl::Span<const int64_t> lengths, const cost::CostModel& model,
-                                   const SimOptions& options);
+                                   const SimOptions& options,
+                                   absl::Span<const double> extra_costs = {});
 
 struct SweepPoint {
   uint64_t num_ranks = 0;
@@ -137,10 +150,12 @@ struct SweepPoint {
 absl::StatusOr<std::vector<SweepPoint>> Sweep(absl::Span<const int64_t> lengths,
                                               const cost::CostModel& model,
                                               const SimOptions& options,
-                                              absl::Span<const uint64_t> rank_counts);
+                                              absl::Span<const uint64_t> rank_counts,
+                                              absl::Span<const double> extra_costs = {});
 
 // The checks Simulate and Sweep run, for the C API to report before work.
-absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOptions& options);
+absl::Status ValidateSimulation(absl::Span<const int64_t> lengths, const SimOptions& options,
+                                absl::Span<const double> extra_costs = {});
 
 }  // namespace flopspack::sim
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "cost/custom.h"
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
@@ -16,6 +17,7 @@
 #include "pack/planner/pipeline_schedule.h"
 #include "sim/planner_policy.h"
 #include "sim/synthetic.h"
+#include "util/random.h"
 
 namespace flopspack::sim {
 namespace {
@@ -730,6 +732,223 @@ TEST(SimulatorCpTest, BadCpInputIsNamed) {
   EXPECT_TRUE(Simulate(lengths, custom, o).ok());
   o.context_parallel_size = 2;
   EXPECT_TRUE(Simulate(lengths, *model, o).ok());
+}
+
+// ---- Per-document extra costs (issue 16) ----------------------------------
+
+// Every step of a and b, bit for bit.
+void ExpectSameRun(const SimResult& a, const SimResult& b, const std::string& what) {
+  ASSERT_EQ(a.steps.size(), b.steps.size()) << what;
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    EXPECT_EQ(a.steps[i].step_time, b.steps[i].step_time) << what << " step " << i;
+    EXPECT_EQ(a.steps[i].mean_rank_cost, b.steps[i].mean_rank_cost) << what << " step " << i;
+    EXPECT_EQ(a.steps[i].balance_efficiency, b.steps[i].balance_efficiency) << what;
+    EXPECT_EQ(a.steps[i].real_tokens, b.steps[i].real_tokens) << what;
+  }
+  EXPECT_EQ(a.relative_throughput, b.relative_throughput) << what;
+  EXPECT_EQ(a.mean_sync_efficiency, b.mean_sync_efficiency) << what;
+  EXPECT_EQ(a.documents_drawn, b.documents_drawn) << what;
+  EXPECT_EQ(a.epochs, b.epochs) << what;
+  EXPECT_EQ(a.rank_cost_sample, b.rank_cost_sample) << what;
+  EXPECT_EQ(a.pieces.count(), b.pieces.count()) << what;
+}
+
+TEST(SimulatorExtraCostsTest, ZeroExtraCostsAreThePlainCallBitForBit) {
+  const auto lengths = LognormalLengths(5000, 700, 1.0, 20000, 3);
+  const std::vector<double> zeros(lengths.size(), 0.0);
+  auto model = Quadratic();
+  for (int64_t cp : {0, 2}) {
+    for (int p = 0; p <= 6; ++p) {
+      if (cp > 1 && p == static_cast<int>(PolicyKind::kBuckets)) continue;
+      SimOptions o = Recorded(8, 2, 4096, 12);
+      o.policy = static_cast<PolicyKind>(p);
+      o.context_parallel_size = cp;
+      if (o.policy != PolicyKind::kBuckets) o.max_tokens_per_microbatch = 5000;
+      auto plain = Simulate(lengths, *model, o);
+      auto zero = Simulate(lengths, *model, o, zeros);
+      ASSERT_TRUE(plain.ok() && zero.ok()) << p << " " << plain.status() << zero.status();
+      ExpectSameRun(*plain, *zero, absl::StrFormat("policy %d, cp %d", p, cp));
+    }
+  }
+  SimOptions o = Recorded(8, 1, 4096, 6);
+  const std::vector<uint64_t> counts = {4, 16};
+  auto plain = Sweep(lengths, *model, o, counts);
+  auto zero = Sweep(lengths, *model, o, counts, zeros);
+  ASSERT_TRUE(plain.ok() && zero.ok());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    EXPECT_EQ((*plain)[i].sampled_efficiency, (*zero)[i].sampled_efficiency);
+    EXPECT_EQ((*plain)[i].predicted_efficiency, (*zero)[i].predicted_efficiency);
+    EXPECT_EQ((*plain)[i].relative_throughput, (*zero)[i].relative_throughput);
+  }
+}
+
+TEST(SimulatorExtraCostsTest, ExtraCostsNeverChangeTheDocumentsDrawn) {
+  const auto lengths = LognormalLengths(3000, 700, 1.0, 20000, 5);
+  std::vector<double> extra(lengths.size());
+  util::Rng rng(11);
+  for (double& e : extra) e = rng.Below(4) == 0 ? 1e5 * static_cast<double>(rng.Below(100)) : 0;
+  auto model = Quadratic();
+  for (int p = 0; p <= 6; ++p) {
+    SimOptions o = Recorded(8, 2, 4096, 10);
+    o.policy = static_cast<PolicyKind>(p);
+    if (o.policy != PolicyKind::kBuckets) o.max_tokens_per_microbatch = 6000;
+    auto plain = Simulate(lengths, *model, o);
+    auto heavy = Simulate(lengths, *model, o, extra);
+    ASSERT_TRUE(plain.ok() && heavy.ok()) << p << " " << heavy.status();
+    EXPECT_EQ(plain->documents_drawn, heavy->documents_drawn) << p;
+    EXPECT_EQ(plain->epochs, heavy->epochs) << p;
+    bool costlier = false;
+    for (size_t i = 0; i < plain->steps.size(); ++i) {
+      EXPECT_EQ(plain->steps[i].real_tokens, heavy->steps[i].real_tokens) << p << " step " << i;
+      // Extra costs only add work.
+      EXPECT_GE(heavy->steps[i].mean_rank_cost, plain->steps[i].mean_rank_cost) << p;
+      costlier |= heavy->steps[i].mean_rank_cost > plain->steps[i].mean_rank_cost;
+    }
+    EXPECT_TRUE(costlier) << p;
+  }
+}
+
+TEST(SimulatorExtraCostsTest, BruteForceOnOneRank) {
+  // One rank, one microbatch: the step time is the overhead, the model cost
+  // of every piece, and each piece's share of its document's extra cost,
+  // written out by hand.
+  auto model = Quadratic();
+  auto c = [](double l) { return l + 0.002 * l * l; };
+  {
+    // Two documents filling the microbatch exactly: whole, every step.
+    const std::vector<int64_t> lengths = {3, 5};
+    const std::vector<double> extra = {10, 100};
+    for (PolicyKind policy :
+         {PolicyKind::kRandom, PolicyKind::kTokenBalanced, PolicyKind::kPlannerDocuments}) {
+      SimOptions o = Recorded(1, 1, 8, 4);
+      o.policy = policy;
+      auto r = Simulate(lengths, *model, o, extra);
+      ASSERT_TRUE(r.ok()) << r.status();
+      const double expected = 50 + c(3) + c(5) + 110;
+      for (const StepRecord& s : r->steps) {
+        EXPECT_NEAR(s.step_time, expected, 1e-12 * expected) << static_cast<int>(policy);
+      }
+    }
+    // Padded (buckets): two samples of 5 tokens, each its own sequence; the
+    // extra costs are the samples', not the padding's.
+    const std::vector<int64_t> fives = {5, 5};
+    SimOptions o = Recorded(1, 1, 10, 4);
+    o.policy = PolicyKind::kBuckets;
+    auto r = Simulate(fives, *model, o, extra);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const double expected = 2 * (50 + c(5)) + 110;
+    for (const StepRecord& s : r->steps) EXPECT_NEAR(s.step_time, expected, 1e-12 * expected);
+  }
+  {
+    // RANDOM cuts one 6-token document every 4 tokens: step 0 holds tokens
+    // [0, 4) of it, step 1 [4, 6) and [0, 2) of the next epoch's copy, step
+    // 2 [2, 6), and so on.
+    const std::vector<int64_t> lengths = {6};
+    const std::vector<double> extra = {3};
+    SimOptions o = Recorded(1, 1, 4, 6);
+    auto r = Simulate(lengths, *model, o, extra);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const double four = 50 + c(4) + 3.0 * 4 / 6;
+    const double two_twos = 50 + 2 * c(2) + 2 * (3.0 * 2 / 6);
+    const double expected[] = {four, two_twos, four, four, two_twos, four};
+    for (size_t i = 0; i < 6; ++i) {
+      EXPECT_NEAR(r->steps[i].step_time, expected[i], 1e-12 * expected[i]) << i;
+    }
+    // TOKEN_BALANCED cuts it at the microbatch too (4 + 2 tokens), the rest
+    // deferred to the front of the next step.
+    o.policy = PolicyKind::kTokenBalanced;
+    r = Simulate(lengths, *model, o, extra);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_NEAR(r->steps[0].step_time, four, 1e-12 * four);
+    // BUCKETS truncates it to 4 tokens: the kept tokens carry 4/6 of the
+    // extra cost (flopspack_pack's rule for a truncated document).
+    o.policy = PolicyKind::kBuckets;
+    r = Simulate(lengths, *model, o, extra);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (const StepRecord& s : r->steps) EXPECT_NEAR(s.step_time, four, 1e-12 * four);
+  }
+}
+
+TEST(SimulatorExtraCostsTest, AnImageHeavyDocumentAddsItsExtraCostToItsRank) {
+  // 4 ranks x 1,000 tokens; 40 documents of 100 tokens are exactly one step
+  // (one epoch), and 1,000 is a multiple of 100, so no document is ever
+  // cut: every rank holds 10 whole documents and costs the same, except the
+  // one holding document 7, which also pays its extra cost E.
+  auto model = Quadratic();
+  const std::vector<int64_t> lengths(40, 100);
+  std::vector<double> extra(40, 0.0);
+  const double e = 1e6;
+  extra[7] = e;
+  for (PolicyKind policy : {PolicyKind::kRandom, PolicyKind::kTokenBalanced, PolicyKind::kBuckets,
+                            PolicyKind::kPlannerDocuments, PolicyKind::kPlannerRandom,
+                            PolicyKind::kPlannerTokens, PolicyKind::kPlannerSequences}) {
+    SimOptions o = Recorded(4, 1, 1000, 3);
+    o.policy = policy;
+    auto plain = Simulate(lengths, *model, o);
+    auto heavy = Simulate(lengths, *model, o, extra);
+    ASSERT_TRUE(plain.ok() && heavy.ok()) << heavy.status();
+    for (size_t i = 0; i < heavy->steps.size(); ++i) {
+      const StepRecord &p = plain->steps[i], &h = heavy->steps[i];
+      // Exactly E more work in all, whoever holds it.
+      EXPECT_NEAR(h.mean_rank_cost, p.mean_rank_cost + e / 4, 1e-9 * e) << static_cast<int>(policy);
+      if (policy == PolicyKind::kRandom || policy == PolicyKind::kTokenBalanced ||
+          policy == PolicyKind::kBuckets) {
+        // These place by tokens: the same equal ranks, one of them E slower.
+        EXPECT_NEAR(h.step_time, p.step_time + e, 1e-9 * e) << static_cast<int>(policy);
+      } else {
+        // The planner may cut the heavy document for balance (its pieces
+        // share E by tokens), yet no rank can cost less than the mean.
+        EXPECT_GE(h.step_time, p.step_time + e / 4 - 1e-9 * e) << static_cast<int>(policy);
+      }
+    }
+  }
+}
+
+TEST(SimulatorExtraCostsTest, UnderCpEachCpRankPaysAnEvenShare) {
+  // Every document fills a CP group's microbatch and carries extra cost x:
+  // each CP rank costs the overhead + (the document's cost + x) / C.
+  auto model = Quadratic();
+  for (int64_t c : {2, 4}) {
+    const std::vector<int64_t> lengths(10, c * 4096);
+    const std::vector<double> extra(10, 1e6);
+    const double l = static_cast<double>(c * 4096);
+    const double expected = 50 + (l + 0.002 * l * l + 1e6) / static_cast<double>(c);
+    for (PolicyKind policy : {PolicyKind::kRandom, PolicyKind::kPlannerDocuments}) {
+      SimOptions o = Recorded(4, 1, 4096, 5);
+      o.policy = policy;
+      o.context_parallel_size = c;
+      auto r = Simulate(lengths, *model, o, extra);
+      ASSERT_TRUE(r.ok()) << r.status();
+      for (const StepRecord& s : r->steps) {
+        EXPECT_NEAR(s.step_time, expected, 1e-9 * expected) << c;
+      }
+    }
+  }
+}
+
+TEST(SimulatorExtraCostsTest, BadExtraCostsAreNamed) {
+  auto model = Quadratic();
+  const std::vector<int64_t> lengths = {5, 6, 7};
+  SimOptions o;
+  o.num_ranks = 2;
+  o.num_steps = 2;
+  const double nan = std::nan(""), inf = HUGE_VAL;
+  for (auto [bad, index] : {std::pair<std::vector<double>, const char*>{{1, -1, 0}, "[1]"},
+                            {{nan, 0, 0}, "[0]"},
+                            {{0, 0, inf}, "[2]"},
+                            {{0, 0, -inf}, "[2]"}}) {
+    auto r = Simulate(lengths, *model, o, bad);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find(std::string("extra_costs") + index), std::string::npos)
+        << r.status();
+    auto s = Sweep(lengths, *model, o, std::vector<uint64_t>{2}, bad);
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  const std::vector<double> short_extra = {1, 2};
+  EXPECT_NE(Simulate(lengths, *model, o, short_extra).status().message().find("entries"),
+            std::string::npos);
+  const std::vector<double> huge = {1e308, 1e308, 0};
+  EXPECT_EQ(Simulate(lengths, *model, o, huge).status().code(), absl::StatusCode::kOutOfRange);
 }
 
 }  // namespace

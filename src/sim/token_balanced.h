@@ -6,6 +6,8 @@
 // the fewest tokens (ties by index) — longest-processing-time on tokens
 // under the microbatch capacity. A piece that fits nowhere is deferred to
 // the front of the next step. Rank r runs microbatches r*M .. r*M + M-1.
+// With extra costs, a piece carries its document's in proportion to its
+// tokens (pack::ExtraCosts::Of); placement stays by tokens.
 //
 // Complexity: O(n) radix sort plus O(n log(R M)) heap per step of n pieces
 // (list scheduling of pack/primitives/lpt.h, the library's one LPT).
@@ -26,15 +28,18 @@ namespace flopspack::sim {
 
 class TokenBalanced final : public Policy {
  public:
-  explicit TokenBalanced(const StepShape& shape) : shape_(shape) {}
+  explicit TokenBalanced(const StepShape& shape, const pack::ExtraCosts& extra = {})
+      : shape_(shape), extra_(extra) {}
   absl::Status NextStep(DocumentStream& stream, StepBatch& batch) override;
   bool independent_ranks() const override { return false; }
 
  private:
   StepShape shape_;
-  std::vector<int64_t> pending_;  // pieces deferred to the next step, in order
+  pack::ExtraCosts extra_;
+  std::vector<int64_t> pending_;      // pieces deferred to the next step, in order
+  std::vector<int64_t> pending_doc_;  // the dataset index of each
   // Scratch, reused across steps.
-  std::vector<int64_t> items_;
+  std::vector<int64_t> items_, items_doc_;
   std::vector<double> costs_;
   std::vector<int64_t> load_;
 };

@@ -226,7 +226,7 @@ void PutI64(std::string& bytes, size_t offset, int64_t v) {
 // num_ranks 16, M 24, cap 32, algorithm 40, seed 48, ordering 56, overflow
 // 64, refine 72, tolerance 80, tokens_per_step 88, outlier_min 96,
 // max_defer 104, max_outliers 112, next_id 120, steps 128, queue size 136,
-// then (id, length) pairs.
+// then (id, length, extra cost) triples (format version 2).
 constexpr size_t kNextIdOffset = 120, kQueueOffset = 144;
 
 flopspack_status RestoreForged(Outs& o, const std::function<void(std::string&)>& edit) {
@@ -797,6 +797,30 @@ std::vector<Row> Rows() {
         flopspack_step_planner_destroy(planner);
         return s;
       });
+  add("PlannerPushExtraCostNegative", "`flopspack_step_planner_push_with_extra_costs`",
+      "a negative, NaN or infinite extra cost (nothing pushed)", FLOPSPACK_INVALID_ARGUMENT,
+      "extra_costs[1] = -1: every extra cost must be finite and non-negative", [](Outs& o) {
+        flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT);
+        static const double extra[] = {0, -1, 2};
+        const flopspack_status s =
+            flopspack_step_planner_push_with_extra_costs(planner, kThree, extra, 3, &o.i64);
+        uint64_t pending = 1;
+        flopspack_step_planner_pending(planner, &pending, nullptr, nullptr);
+        flopspack_step_planner_destroy(planner);
+        return pending == 0 ? s : FLOPSPACK_INTERNAL;
+      });
+  add("PlannerPushExtraCostSumOverflow", "`flopspack_step_planner_push_with_extra_costs`",
+      "finite extra costs whose sum overflows a double (nothing pushed)", FLOPSPACK_OUT_OF_RANGE,
+      "extra_costs: the sum of costs overflows a double at index 1", [](Outs& o) {
+        flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT);
+        static const double extra[] = {1e308, 1e308, 0};
+        const flopspack_status s =
+            flopspack_step_planner_push_with_extra_costs(planner, kThree, extra, 3, &o.i64);
+        uint64_t pending = 1;
+        flopspack_step_planner_pending(planner, &pending, nullptr, nullptr);
+        flopspack_step_planner_destroy(planner);
+        return pending == 0 ? s : FLOPSPACK_INTERNAL;
+      });
   add("PlannerNextCallbackFails", "`flopspack_step_planner_next`",
       "the custom cost model fails (the planner is unchanged)", FLOPSPACK_CALLBACK_FAILED,
       "custom cost callback returned 42", [](Outs& o) {
@@ -845,12 +869,22 @@ std::vector<Row> Rows() {
                                               &o.planner);
       });
   add("PlannerRestoreVersion", "`flopspack_step_planner_restore`", "a newer format version",
-      FLOPSPACK_INVALID_ARGUMENT, "format version 2, this library reads version 1",
-      [](Outs& o) { return RestoreForged(o, [](std::string& b) { PutI64(b, 8, 2); }); });
+      FLOPSPACK_INVALID_ARGUMENT, "format version 3, this library reads versions 1 to 2",
+      [](Outs& o) { return RestoreForged(o, [](std::string& b) { PutI64(b, 8, 3); }); });
   add("PlannerRestoreForgedDocument", "`flopspack_step_planner_restore`",
       "a well-sealed state whose queue holds a document Push would refuse",
       FLOPSPACK_INVALID_ARGUMENT, "step planner state: bad queued document", [](Outs& o) {
         return RestoreForged(o, [](std::string& b) { PutI64(b, kQueueOffset + 8, kInt64Max); });
+      });
+  add("PlannerRestoreForgedExtraCost", "`flopspack_step_planner_restore`",
+      "a well-sealed state whose queue holds a negative or NaN extra cost",
+      FLOPSPACK_INVALID_ARGUMENT, "step planner state: bad queued document", [](Outs& o) {
+        return RestoreForged(o, [](std::string& b) {
+          const double minus_one = -1;
+          int64_t bits = 0;
+          std::memcpy(&bits, &minus_one, sizeof(bits));
+          PutI64(b, kQueueOffset + 16, bits);
+        });
       });
   add("PlannerRestoreForgedCounter", "`flopspack_step_planner_restore`",
       "a well-sealed state whose counters are out of range", FLOPSPACK_INVALID_ARGUMENT,
@@ -1385,6 +1419,39 @@ std::vector<Row> Rows() {
         so.num_steps = 2;
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
         const flopspack_status s = flopspack_simulate(eight, 4, ErrorsHuge(), &so, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateExtraCostNegative",
+      "`flopspack_simulate_with_extra_costs`, `flopspack_simulate_sweep_with_extra_costs`",
+      "a negative, NaN or infinite extra cost", FLOPSPACK_INVALID_ARGUMENT,
+      "extra_costs[2] = -1: every extra cost must be finite", [](Outs& o) {
+        static const double extra[] = {0, 1, -1};
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s =
+            flopspack_simulate_with_extra_costs(kThree, extra, 3, Tokens(), nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateExtraCostSumOverflow",
+      "`flopspack_simulate_with_extra_costs`, `flopspack_simulate_sweep_with_extra_costs`",
+      "finite extra costs whose sum overflows a double", FLOPSPACK_OUT_OF_RANGE,
+      "extra_costs: the sum of costs overflows a double at index 1", [](Outs& o) {
+        static const double extra[] = {1e308, 1e308, 0};
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s =
+            flopspack_simulate_with_extra_costs(kThree, extra, 3, Tokens(), nullptr, &result);
+        return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
+                                                                              : FLOPSPACK_INTERNAL;
+      });
+  add("SimulateExtraCostNullLengths",
+      "`flopspack_simulate_with_extra_costs`, `flopspack_simulate_sweep_with_extra_costs`",
+      "NULL lengths with n > 0", FLOPSPACK_INVALID_ARGUMENT, "lengths is NULL but its length is 3",
+      [](Outs& o) {
+        static const double extra[] = {0, 1, 2};
+        auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
+        const flopspack_status s =
+            flopspack_simulate_with_extra_costs(nullptr, extra, 3, Tokens(), nullptr, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });

@@ -471,4 +471,276 @@ TEST(PackExtraCostsCapiTest, BadExtraCostsAreRejectedAndNothingIsModified) {
   EXPECT_EQ(out, nullptr);
 }
 
+// ---- The stateful planner with extra costs --------------------------------
+
+flopspack_cost_model* QuadraticModel() {
+  flopspack_cost_model* model = nullptr;
+  EXPECT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
+  return model;
+}
+
+// Two plans the same bit for bit: items, tokens, offsets, group figures,
+// deferred list and the whole metrics struct.
+void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b, const char* where) {
+  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
+  EXPECT_EQ(ra.items, rb.items) << where;
+  EXPECT_EQ(ra.tokens, rb.tokens) << where;
+  EXPECT_EQ(ra.offsets, rb.offsets) << where;
+  EXPECT_EQ(ra.real, rb.real) << where;
+  EXPECT_EQ(ra.deferred, rb.deferred) << where;
+  ASSERT_EQ(ra.cost.size(), rb.cost.size()) << where;
+  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0)
+      << where;
+  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0) << where;
+}
+
+std::vector<unsigned char> Save(const flopspack_step_planner* planner) {
+  size_t size = 0;
+  EXPECT_EQ(flopspack_step_planner_save_size(planner, &size), FLOPSPACK_OK);
+  std::vector<unsigned char> bytes(size);
+  EXPECT_EQ(flopspack_step_planner_save(planner, bytes.data(), size, &size), FLOPSPACK_OK);
+  return bytes;
+}
+
+// Random steps pushed with extra costs (some 0) and planned in one step:
+// flopspack_plan_step_with_extra_costs's plan on the same documents, bit for
+// bit; NULL extra costs give flopspack_step_planner_push's planner (the same
+// saved bytes, the same plan).
+TEST(StepPlannerExtraCostsCapiTest, NextIsPlanStepWithExtraCosts) {
+  flopspack_cost_model* model = QuadraticModel();
+  uint64_t x = 99;
+  auto next = [&x](uint64_t below) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % below;
+  };
+  for (int trial = 0; trial < 8; ++trial) {
+    flopspack_step_options o = Options(4, 4, 1024);
+    o.algorithm = trial % 2 == 0 ? FLOPSPACK_STEP_DOCUMENTS : FLOPSPACK_STEP_SEQUENCES;
+    if (trial % 4 == 3) o.context_parallel_size = 2;
+    const size_t n = 10 + next(10);
+    // At most 19 x 800 tokens: one step (4 x 4 x 1,024) holds them all.
+    const std::vector<int64_t> lengths = flopspack_test::SeededLengths(n, 1000 + trial, 800);
+    std::vector<double> extra(n);
+    for (double& e : extra) e = next(3) == 0 ? 0.0 : static_cast<double>(next(1 << 20)) / 7;
+    flopspack_step_planner *with = nullptr, *without = nullptr, *null_extra = nullptr;
+    ASSERT_EQ(flopspack_step_planner_create(&o, nullptr, model, &with), FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    ASSERT_EQ(flopspack_step_planner_create(&o, nullptr, model, &without), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_step_planner_create(&o, nullptr, model, &null_extra), FLOPSPACK_OK);
+    int64_t first = -1;
+    ASSERT_EQ(
+        flopspack_step_planner_push_with_extra_costs(with, lengths.data(), extra.data(), n, &first),
+        FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    EXPECT_EQ(first, 0);
+    ASSERT_EQ(flopspack_step_planner_push(without, lengths.data(), n, nullptr), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_step_planner_push_with_extra_costs(null_extra, lengths.data(), nullptr, n,
+                                                           nullptr),
+              FLOPSPACK_OK);
+    EXPECT_EQ(Save(without), Save(null_extra));
+    EXPECT_NE(Save(with), Save(without));
+    flopspack_plan *stepped = nullptr, *direct = nullptr, *plain = nullptr, *plain_step = nullptr;
+    ASSERT_EQ(flopspack_step_planner_next(with, &stepped), FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    ASSERT_EQ(
+        flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(), n, &direct),
+        FLOPSPACK_OK);
+    ExpectSamePlan(stepped, direct, "with extra costs");
+    ASSERT_EQ(flopspack_step_planner_next(null_extra, &plain), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), n, &plain_step), FLOPSPACK_OK);
+    ExpectSamePlan(plain, plain_step, "NULL extra costs");
+    EXPECT_GT(ReadBack(stepped).metrics.total_cost, ReadBack(plain).metrics.total_cost);
+    for (flopspack_plan* q : {stepped, direct, plain, plain_step}) flopspack_plan_destroy(q);
+    for (flopspack_step_planner* q : {with, without, null_extra}) flopspack_step_planner_destroy(q);
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+// Bad extra costs: flopspack_plan_step_with_extra_costs's status and message,
+// first_id untouched, the planner unchanged (its saved bytes).
+TEST(StepPlannerExtraCostsCapiTest, BadExtraCostsChangeNothing) {
+  flopspack_cost_model* model = QuadraticModel();
+  flopspack_step_options o = Options(2, 1, 64);
+  flopspack_step_planner* planner = nullptr;
+  ASSERT_EQ(flopspack_step_planner_create(&o, nullptr, model, &planner), FLOPSPACK_OK);
+  const int64_t kept[] = {10, 12};
+  const double kept_extra[] = {3, 0};
+  ASSERT_EQ(flopspack_step_planner_push_with_extra_costs(planner, kept, kept_extra, 2, nullptr),
+            FLOPSPACK_OK);
+  const std::vector<unsigned char> before = Save(planner);
+  const std::vector<int64_t> lengths = {10, 20, 30};
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::vector<double>> rows = {
+      {0, -1, 0}, {0, 0, nan}, {inf, 0, 0}, {0, -0.0, -inf}, {1e308, 1e308, 0}};
+  for (const std::vector<double>& extra : rows) {
+    flopspack_plan* plan = nullptr;
+    const flopspack_status want = flopspack_plan_step_with_extra_costs(
+        &o, model, lengths.data(), extra.data(), lengths.size(), &plan);
+    ASSERT_NE(want, FLOPSPACK_OK);
+    const std::string want_message = flopspack_last_error_message();
+    int64_t first = -77;
+    EXPECT_EQ(flopspack_step_planner_push_with_extra_costs(planner, lengths.data(), extra.data(),
+                                                           lengths.size(), &first),
+              want);
+    EXPECT_EQ(flopspack_last_error_message(), want_message);
+    EXPECT_EQ(first, -77);
+    EXPECT_EQ(Save(planner), before);
+  }
+  int64_t first = -77;
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_step_planner_push_with_extra_costs(nullptr, lengths.data(), nullptr, 3, &first),
+      FLOPSPACK_INVALID_ARGUMENT, "planner");
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_step_planner_push_with_extra_costs(planner, nullptr, nullptr, 3, &first),
+      FLOPSPACK_INVALID_ARGUMENT, "lengths");
+  EXPECT_EQ(first, -77);
+  EXPECT_EQ(Save(planner), before);
+  // NULL extra costs: a plain push, ids after the kept documents.
+  ASSERT_EQ(
+      flopspack_step_planner_push_with_extra_costs(planner, lengths.data(), nullptr, 3, &first),
+      FLOPSPACK_OK);
+  EXPECT_EQ(first, 2);
+  flopspack_step_planner_destroy(planner);
+  flopspack_cost_model_destroy(model);
+}
+
+// A planner with extra costs waiting (outliers held back, documents
+// carried over) saves and restores them: the same bytes again, and the
+// same plans bit for bit from then on, through pushes with and without.
+TEST(StepPlannerExtraCostsCapiTest, SaveRestoreKeepsTheExtraCosts) {
+  flopspack_cost_model* model = QuadraticModel();
+  flopspack_step_options o = Options(4, 2, 1024);
+  flopspack_step_planner_options p;
+  flopspack_step_planner_options_init(&p);
+  p.tokens_per_step = 7000;
+  p.outlier_min_tokens = 900;
+  p.max_outliers_per_step = 1;
+  flopspack_step_planner* a = nullptr;
+  ASSERT_EQ(flopspack_step_planner_create(&o, &p, model, &a), FLOPSPACK_OK);
+  const std::vector<int64_t> lengths = flopspack_test::SeededLengths(240, 4242, 1024);
+  std::vector<double> extra(lengths.size());
+  for (size_t i = 0; i < extra.size(); ++i) extra[i] = i % 3 == 0 ? 0 : 5000.0 + 37.0 * i;
+  ASSERT_EQ(
+      flopspack_step_planner_push_with_extra_costs(a, lengths.data(), extra.data(), 120, nullptr),
+      FLOPSPACK_OK);
+  for (int step = 0; step < 2; ++step) {
+    flopspack_plan* plan = nullptr;
+    ASSERT_EQ(flopspack_step_planner_next(a, &plan), FLOPSPACK_OK);
+    flopspack_plan_destroy(plan);
+  }
+  const std::vector<unsigned char> saved = Save(a);
+  flopspack_step_planner* b = nullptr;
+  ASSERT_EQ(flopspack_step_planner_restore(saved.data(), saved.size(), model, &b), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  EXPECT_EQ(Save(b), saved);
+  for (flopspack_step_planner* planner : {a, b}) {
+    ASSERT_EQ(flopspack_step_planner_push(planner, lengths.data() + 120, 60, nullptr),
+              FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_step_planner_push_with_extra_costs(planner, lengths.data() + 180,
+                                                           extra.data() + 180, 60, nullptr),
+              FLOPSPACK_OK);
+  }
+  for (int step = 0; step < 30; ++step) {  // ~17 steps drain the queue
+    flopspack_plan *pa = nullptr, *pb = nullptr;
+    ASSERT_EQ(flopspack_step_planner_next(a, &pa), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_step_planner_next(b, &pb), FLOPSPACK_OK);
+    ExpectSamePlan(pa, pb, "after restore");
+    flopspack_plan_destroy(pa);
+    flopspack_plan_destroy(pb);
+  }
+  uint64_t documents = 1;
+  ASSERT_EQ(flopspack_step_planner_pending(a, &documents, nullptr, nullptr), FLOPSPACK_OK);
+  EXPECT_EQ(documents, 0u);
+  flopspack_step_planner_destroy(a);
+  flopspack_step_planner_destroy(b);
+  flopspack_cost_model_destroy(model);
+}
+
+// A state saved by the library before extra costs (format version 1, made
+// by the main branch at 5fbbc36 with the steps below: 2 ranks x 2
+// microbatches of 256 tokens, CP 2, microbatch sync, seed 11, 1,600 tokens
+// a step, outliers from 300 tokens, one a step; two pushes and two steps,
+// 4 documents left) restores with zero extra costs: it saves the bytes and
+// plans the steps of a planner that went through the same steps in this
+// library.
+TEST(StepPlannerExtraCostsCapiTest, RestoresAVersion1State) {
+  const char* hex =
+      "465053544550504c010000000000000002000000000000000200000000000000"
+      "000100000000000000000000000000000b000000000000000000000000000000"
+      "02000000000000000100000000000000fca9f1d24d62403f4006000000000000"
+      "2c01000000000000020000000000000001000000000000001300000000000000"
+      "0200000000000000000000000000000004000000000000000700000000000000"
+      "7c0100000000000002000000000000000b000000000000003601000000000000"
+      "01000000000000000d00000000000000f4010000000000000100000000000000"
+      "12000000000000005e0100000000000001000000000000000100000000000000"
+      "0000000000000000000000000000000002000000000000000100000000000000"
+      "245c34a0ad46858a";
+  std::vector<unsigned char> v1;
+  for (const char* c = hex; c[0] != '\0'; c += 2) {
+    v1.push_back(static_cast<unsigned char>(std::stoi(std::string(c, 2), nullptr, 16)));
+  }
+  ASSERT_EQ(v1.size(), 296u);
+  ASSERT_EQ(v1[8], 1u);  // format version 1
+  flopspack_cost_model* model = QuadraticModel();
+  flopspack_step_options o = Options(2, 2, 256);
+  o.seed = 11;
+  o.sync = FLOPSPACK_SYNC_MICROBATCH;
+  o.context_parallel_size = 2;
+  flopspack_step_planner_options p;
+  flopspack_step_planner_options_init(&p);
+  p.tokens_per_step = 1600;
+  p.outlier_min_tokens = 300;
+  p.max_outliers_per_step = 1;
+  flopspack_step_planner* fresh = nullptr;
+  ASSERT_EQ(flopspack_step_planner_create(&o, &p, model, &fresh), FLOPSPACK_OK);
+  const std::vector<int64_t> a = {120, 340, 90, 410, 33, 260, 75, 380, 150, 12, 200};
+  const std::vector<int64_t> b = {310, 44, 500, 61, 130, 7, 220, 350};
+  for (const std::vector<int64_t>* batch : {&a, &b}) {
+    ASSERT_EQ(flopspack_step_planner_push(fresh, batch->data(), batch->size(), nullptr),
+              FLOPSPACK_OK);
+    flopspack_plan* plan = nullptr;
+    ASSERT_EQ(flopspack_step_planner_next(fresh, &plan), FLOPSPACK_OK);
+    flopspack_plan_destroy(plan);
+  }
+  flopspack_step_planner* old = nullptr;
+  ASSERT_EQ(flopspack_step_planner_restore(v1.data(), v1.size(), model, &old), FLOPSPACK_OK)
+      << flopspack_last_error_message();
+  uint64_t documents = 0, steps = 0;
+  int64_t tokens = 0;
+  ASSERT_EQ(flopspack_step_planner_pending(old, &documents, &tokens, &steps), FLOPSPACK_OK);
+  EXPECT_EQ(documents, 4u);
+  EXPECT_EQ(tokens, 1540);
+  EXPECT_EQ(steps, 2u);
+  const std::vector<unsigned char> resaved = Save(old);
+  EXPECT_EQ(resaved, Save(fresh));
+  EXPECT_EQ(resaved[8], 2u);                     // saved again in this library's version
+  EXPECT_EQ(resaved.size(), v1.size() + 4 * 8);  // one extra cost per waiting document
+  // From here on, pushes with extra costs work on the restored planner too.
+  const std::vector<int64_t> c = {100, 301, 64};
+  const std::vector<double> extra = {0, 2e5, 17};
+  for (flopspack_step_planner* planner : {old, fresh}) {
+    ASSERT_EQ(flopspack_step_planner_push_with_extra_costs(planner, c.data(), extra.data(),
+                                                           c.size(), nullptr),
+              FLOPSPACK_OK);
+  }
+  for (int step = 0; step < 4; ++step) {
+    flopspack_plan *po = nullptr, *pf = nullptr;
+    ASSERT_EQ(flopspack_step_planner_next(old, &po), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_step_planner_next(fresh, &pf), FLOPSPACK_OK);
+    ExpectSamePlan(po, pf, "version 1 state");
+    flopspack_plan_destroy(po);
+    flopspack_plan_destroy(pf);
+  }
+  // A version 1 state with a changed byte is still refused (checksum).
+  v1[150] ^= 1;
+  flopspack_step_planner* bad = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_step_planner_restore(v1.data(), v1.size(), model, &bad),
+                         FLOPSPACK_INVALID_ARGUMENT, "checksum mismatch");
+  EXPECT_EQ(bad, nullptr);
+  flopspack_step_planner_destroy(old);
+  flopspack_step_planner_destroy(fresh);
+  flopspack_cost_model_destroy(model);
+}
+
 }  // namespace

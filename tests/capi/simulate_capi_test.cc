@@ -401,4 +401,164 @@ TEST(SimulateBadInputTest, Rows) {
   flopspack_cost_model_destroy(model);
 }
 
+// ---- Per-document extra costs (issue 16) ----------------------------------
+
+namespace extra {
+
+struct SimRun {
+  flopspack_simulate_summary summary{};
+  std::vector<double> step_time, mean_cost;
+};
+
+SimRun Read(flopspack_simulate_result* r) {
+  SimRun run;
+  run.summary.struct_size = sizeof(run.summary);
+  EXPECT_EQ(flopspack_simulate_result_summary(r, &run.summary), FLOPSPACK_OK);
+  size_t n = 0;
+  EXPECT_EQ(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_STEP_TIME, nullptr, 0, &n),
+            FLOPSPACK_OK);
+  run.step_time.resize(n);
+  run.mean_cost.resize(n);
+  EXPECT_EQ(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_STEP_TIME,
+                                             run.step_time.data(), n, &n),
+            FLOPSPACK_OK);
+  EXPECT_EQ(flopspack_simulate_result_series(r, FLOPSPACK_SIM_SERIES_MEAN_RANK_COST,
+                                             run.mean_cost.data(), n, &n),
+            FLOPSPACK_OK);
+  return run;
+}
+
+TEST(SimulateExtraCostsTest, NullAndZeroExtraCostsAreThePlainCallBitForBit) {
+  const auto lengths = Lengths();
+  const std::vector<double> zeros(lengths.size(), 0.0);
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
+  for (int policy = FLOPSPACK_SIM_RANDOM; policy <= FLOPSPACK_SIM_PLANNER_SEQUENCES; ++policy) {
+    flopspack_simulate_options o;
+    flopspack_simulate_options_init(&o);
+    o.policy = policy;
+    o.num_ranks = 16;
+    o.num_steps = 5;
+    o.record_steps = 1;
+    if (policy >= FLOPSPACK_SIM_PLANNER_DOCUMENTS) o.max_tokens_per_microbatch = 9000;
+    flopspack_simulate_result *plain = nullptr, *none = nullptr, *zero = nullptr;
+    ASSERT_EQ(flopspack_simulate(lengths.data(), lengths.size(), model, &o, &plain), FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_simulate_with_extra_costs(lengths.data(), nullptr, lengths.size(), model,
+                                                  &o, &none),
+              FLOPSPACK_OK);
+    ASSERT_EQ(flopspack_simulate_with_extra_costs(lengths.data(), zeros.data(), lengths.size(),
+                                                  model, &o, &zero),
+              FLOPSPACK_OK)
+        << flopspack_last_error_message();
+    const SimRun a = Read(plain), b = Read(none), c = Read(zero);
+    EXPECT_EQ(std::memcmp(&a.summary, &b.summary, sizeof(a.summary)), 0) << policy;
+    EXPECT_EQ(std::memcmp(&a.summary, &c.summary, sizeof(a.summary)), 0) << policy;
+    EXPECT_EQ(a.step_time, c.step_time) << policy;
+    EXPECT_EQ(a.mean_cost, c.mean_cost) << policy;
+    flopspack_simulate_result_destroy(plain);
+    flopspack_simulate_result_destroy(none);
+    flopspack_simulate_result_destroy(zero);
+  }
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.num_steps = 4;
+  const uint64_t counts[2] = {8, 64};
+  double sa[2], pa[2], ra[2], sb[2], pb[2], rb[2];
+  ASSERT_EQ(
+      flopspack_simulate_sweep(lengths.data(), lengths.size(), model, &o, counts, 2, sa, pa, ra),
+      FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_simulate_sweep_with_extra_costs(lengths.data(), zeros.data(), lengths.size(),
+                                                      model, &o, counts, 2, sb, pb, rb),
+            FLOPSPACK_OK);
+  EXPECT_EQ(std::memcmp(sa, sb, sizeof(sa)), 0);
+  EXPECT_EQ(std::memcmp(pa, pb, sizeof(pa)), 0);
+  EXPECT_EQ(std::memcmp(ra, rb, sizeof(ra)), 0);
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(SimulateExtraCostsTest, OneRankByHand) {
+  // Token cost: a microbatch of 3 + 5 tokens on one rank costs 8 plus the
+  // documents' extra costs 10 + 100, every step.
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  const int64_t lengths[2] = {3, 5};
+  const double extra[2] = {10, 100};
+  for (int policy : {FLOPSPACK_SIM_RANDOM, FLOPSPACK_SIM_TOKEN_BALANCED}) {
+    flopspack_simulate_options o;
+    flopspack_simulate_options_init(&o);
+    o.policy = policy;
+    o.num_ranks = 1;
+    o.tokens_per_microbatch = 8;
+    o.num_steps = 3;
+    o.record_steps = 1;
+    flopspack_simulate_result* r = nullptr;
+    ASSERT_EQ(flopspack_simulate_with_extra_costs(lengths, extra, 2, model, &o, &r), FLOPSPACK_OK);
+    const SimRun run = Read(r);
+    for (double t : run.step_time) EXPECT_DOUBLE_EQ(t, 118.0) << policy;
+    EXPECT_DOUBLE_EQ(run.summary.mean_step_time, 118.0);
+    flopspack_simulate_result_destroy(r);
+  }
+  // The sweep sees them too: one image-heavy document among equal ones
+  // makes every rank count's efficiency drop below 1.
+  std::vector<int64_t> equal(64, 128);
+  std::vector<double> heavy(64, 0.0);
+  heavy[5] = 1e4;
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.policy = FLOPSPACK_SIM_TOKEN_BALANCED;
+  o.tokens_per_microbatch = 1024;
+  o.num_steps = 4;
+  const uint64_t counts[2] = {2, 8};
+  double plain[2], with[2];
+  ASSERT_EQ(flopspack_simulate_sweep_with_extra_costs(equal.data(), nullptr, equal.size(), model,
+                                                      &o, counts, 2, plain, nullptr, nullptr),
+            FLOPSPACK_OK);
+  ASSERT_EQ(flopspack_simulate_sweep_with_extra_costs(equal.data(), heavy.data(), equal.size(),
+                                                      model, &o, counts, 2, with, nullptr, nullptr),
+            FLOPSPACK_OK);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(plain[i], 1.0);
+    EXPECT_LT(with[i], 0.9) << counts[i];
+  }
+  flopspack_cost_model_destroy(model);
+}
+
+TEST(SimulateExtraCostsTest, BadExtraCostsLeaveTheOutputsAlone) {
+  const auto lengths = Lengths();
+  flopspack_cost_model* model = nullptr;
+  ASSERT_EQ(flopspack_cost_model_tokens(&model), FLOPSPACK_OK);
+  flopspack_simulate_options o;
+  flopspack_simulate_options_init(&o);
+  o.num_ranks = 4;
+  o.num_steps = 2;
+  const uint64_t counts[1] = {4};
+  for (double bad : {-1.0, std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    std::vector<double> extra(lengths.size(), 1.0);
+    extra[17] = bad;
+    auto* sentinel = reinterpret_cast<flopspack_simulate_result*>(0x1);
+    flopspack_simulate_result* r = sentinel;
+    EXPECT_FLOPSPACK_ERROR(flopspack_simulate_with_extra_costs(lengths.data(), extra.data(),
+                                                               lengths.size(), model, &o, &r),
+                           FLOPSPACK_INVALID_ARGUMENT, "extra_costs[17]");
+    EXPECT_EQ(r, sentinel);
+    double out[1] = {-7};
+    EXPECT_FLOPSPACK_ERROR(
+        flopspack_simulate_sweep_with_extra_costs(lengths.data(), extra.data(), lengths.size(),
+                                                  model, &o, counts, 1, out, out, out),
+        FLOPSPACK_INVALID_ARGUMENT, "extra_costs[17]");
+    EXPECT_EQ(out[0], -7);
+  }
+  const double extra[3] = {0, 0, 0};
+  flopspack_simulate_result* r = nullptr;
+  EXPECT_FLOPSPACK_ERROR(flopspack_simulate_with_extra_costs(nullptr, extra, 3, model, &o, &r),
+                         FLOPSPACK_INVALID_ARGUMENT, "lengths is NULL");
+  EXPECT_FLOPSPACK_ERROR(
+      flopspack_simulate_with_extra_costs(lengths.data(), nullptr, 0, model, &o, &r),
+      FLOPSPACK_INVALID_ARGUMENT, "lengths is empty");
+  EXPECT_EQ(r, nullptr);
+  flopspack_cost_model_destroy(model);
+}
+
+}  // namespace extra
+
 }  // namespace

@@ -383,13 +383,19 @@ def simulate_options(library, policy, num_ranks, microbatches, tokens, max_token
     return options
 
 
-def simulate(library, lengths, model, **kwargs):
+def simulate(library, lengths, model, extra_costs=None, **kwargs):
     lib = library.lib
     options = simulate_options(library, **kwargs)
     result = ctypes.c_void_p()
-    library.check(lib.flopspack_simulate(int64_array(lengths), ctypes.c_size_t(len(lengths)),
-                                         model.handle, ctypes.byref(options),
-                                         ctypes.byref(result)))
+    if extra_costs is None:
+        library.check(lib.flopspack_simulate(int64_array(lengths), ctypes.c_size_t(len(lengths)),
+                                             model.handle, ctypes.byref(options),
+                                             ctypes.byref(result)))
+    else:
+        library.check(lib.flopspack_simulate_with_extra_costs(
+            int64_array(lengths), (ctypes.c_double * len(extra_costs))(*extra_costs),
+            ctypes.c_size_t(len(lengths)), model.handle, ctypes.byref(options),
+            ctypes.byref(result)))
     try:
         s = SimulateSummary()
         s.struct_size = ctypes.sizeof(s)
@@ -403,11 +409,12 @@ def simulate(library, lengths, model, **kwargs):
         lib.flopspack_simulate_result_destroy(result)
 
 
-def simulate_sweep(library, lengths, model, ranks, **kwargs):
+def simulate_sweep(library, lengths, model, ranks, extra_costs=None, **kwargs):
     options = simulate_options(library, num_ranks=1, **kwargs)
     n = len(ranks)
     out = [(ctypes.c_double * n)() for _ in range(3)]
-    library.check(library.lib.flopspack_simulate_sweep(
-        int64_array(lengths), ctypes.c_size_t(len(lengths)), model.handle,
+    extra = None if extra_costs is None else (ctypes.c_double * len(extra_costs))(*extra_costs)
+    library.check(library.lib.flopspack_simulate_sweep_with_extra_costs(
+        int64_array(lengths), extra, ctypes.c_size_t(len(lengths)), model.handle,
         ctypes.byref(options), (ctypes.c_uint64 * n)(*ranks), ctypes.c_size_t(n), *out))
     return [list(a) for a in out]

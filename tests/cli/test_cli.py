@@ -571,6 +571,46 @@ def test_simulate_context_parallel_matches_the_library(lib, small_txt):
         + run("simulate", small_txt, "--cp=2", "--policies=buckets", "--ranks=2", "--steps=2").stderr
 
 
+SMALL_EXTRA = [0, 0, 1e9, 0, 0, 2.5e10, 0, 0, 0, 7, 0, 3e8]
+
+
+def test_simulate_extra_costs_match_the_library(lib, small_txt, tmp_path):
+    """--extra-costs FILE reaches flopspack_simulate_with_extra_costs (every
+    policy, one point and a sweep, field for field); bad files are input
+    errors naming the line."""
+    from flopspack_ctypes import simulate, simulate_sweep
+    model = lib.transformer(32, 4096, 32, 8, 14336, 128256, True)
+    extra = tmp_path / "extra.txt"
+    extra.write_text("# vision encoder FLOPs\n" + "\n".join(map(repr, SMALL_EXTRA)) + "\n")
+    common = ["simulate", small_txt, "--extra-costs", extra, "--ranks=2", "--microbatches=2",
+              "--capacity=1024", "--max-tokens=1280", "--steps=7", "--seed=11"]
+    doc = run_json(*common)
+    assert doc["input"]["extra_costs"] == str(extra)
+    plain = run_json(*common[:2], *common[4:])
+    for r, p in zip(doc["results"], plain["results"]):
+        expected = simulate(lib, SMALL, model, extra_costs=SMALL_EXTRA,
+                            policy=SIM_POLICIES[r["policy"]], num_ranks=2, microbatches=2,
+                            tokens=1024, max_tokens=1280, steps=7, seed=11)
+        for key, value in expected.items():
+            got = r["summary"][key]
+            assert (got is None) if value != value else got == value, (r["policy"], key)
+        # The same documents, more work.
+        assert r["summary"]["documents_drawn"] == p["summary"]["documents_drawn"]
+        assert r["summary"]["mean_step_time"] > p["summary"]["mean_step_time"]
+    assert "per-document extra costs from" in run(*common).stdout
+    sweep = run_json(*common[:4], "--ranks=1,2", "--policies=random,planner", *common[5:])
+    for p in sweep["sweep"]["policies"]:
+        expected = simulate_sweep(lib, SMALL, model, [1, 2], extra_costs=SMALL_EXTRA,
+                                  policy=SIM_POLICIES[p["policy"]], microbatches=2, tokens=1024,
+                                  max_tokens=1280, steps=7, seed=11)
+        assert p["relative_throughput"] == expected[2], p["policy"]
+    for text, fragment in (("1\n-2\n", ":2: '-2' is not an extra cost"),
+                           ("1\nnan\n", ":2: 'nan' is not an extra cost"),
+                           ("1\n2\n", "2 extra costs for 12 documents")):
+        extra.write_text(text)
+        assert fragment in run(*common, check=1).stderr
+
+
 def test_simulate_sweep_matches_the_library(lib, small_txt):
     from flopspack_ctypes import simulate_sweep
     model = lib.tokens()

@@ -243,3 +243,34 @@ def test_interrupted_report_keeps_the_finished_points(tmp_path):
     statuses = [p["status"][0] for p in doc["sweep"]["policies"]]
     assert statuses[0] == "ok" and "interrupted" in statuses
     assert (tmp_path / "page" / "index.html").is_file()
+
+
+def test_cp_report_counts_every_gpu(tmp_path_factory):
+    """With --cp C a data-parallel rank is C GPUs: the recommendation and the
+    page print ranks x C GPUs, and report.json says gpus_per_rank = C."""
+    page, doc, _ = _sample_report(tmp_path_factory, "--cp=4")
+    assert doc["gpus_per_rank"] == 4
+    assert doc["recommendation"]["decide_at"] == [64, 8192]  # still data-parallel ranks
+    text = doc["recommendation"]["text"]
+    assert "At 256 GPUs" in text and "At 32,768 GPUs" in text, text
+    assert "GPU counts are data-parallel ranks (--ranks, --decide-at) x 4 (--cp)" in text
+    html_text = (page / "index.html").read_text(encoding="utf-8")
+    assert "32,768 GPUs" in html_text
+    _, plain, _ = _sample_report(tmp_path_factory)
+    assert plain["gpus_per_rank"] == 1
+    assert "At 8,192 GPUs" in plain["recommendation"]["text"]
+
+
+def test_extra_costs_reach_the_sweep(tmp_path_factory):
+    """--extra-costs FILE: one image-heavy document in ten makes every
+    policy's sweep throughput differ from the run without them."""
+    out = tmp_path_factory.mktemp("extra")
+    data = _sample(out / "sample.txt")
+    count = sum(1 for line in open(data) if line.strip() and not line.startswith("#"))
+    extra = out / "extra.txt"
+    extra.write_text("".join("%g\n" % (1e13 if i % 10 == 0 else 0) for i in range(count)))
+    _, plain, _ = _sample_report(tmp_path_factory)
+    _, heavy, _ = _sample_report(tmp_path_factory, "--extra-costs", str(extra))
+    assert heavy["input"]["extra_costs"] == str(extra)
+    for a, b in zip(plain["sweep"]["policies"], heavy["sweep"]["policies"]):
+        assert a["relative_throughput"] != b["relative_throughput"], a["policy"]

@@ -196,8 +196,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             fuzz::ConsumeLengths(in, 12, std::min<int64_t>(400, fuzz::Twice(cap)));
         fuzz::MaybeExtremeLength(in, lengths);
         int64_t first = -1;
-        const flopspack_status pushed =
-            flopspack_step_planner_push(planner, lengths.data(), lengths.size(), &first);
+        // Half the pushes carry extra costs (finite, bounded: a step's costs
+        // stay far from overflowing, so next always succeeds); they change
+        // costs, never which documents are placed, so the accounting below
+        // holds for both.
+        flopspack_status pushed;
+        if (in.ConsumeBool()) {
+          std::vector<double> extra(lengths.size());
+          for (double& e : extra) e = in.ConsumeFloatingPointInRange<double>(0, 1e9);
+          pushed = flopspack_step_planner_push_with_extra_costs(
+              planner, lengths.data(), extra.data(), lengths.size(), &first);
+        } else {
+          pushed = flopspack_step_planner_push(planner, lengths.data(), lengths.size(), &first);
+        }
         if (pushed == FLOPSPACK_OK) {
           Require(first == model.next_id, "first id = documents pushed so far");
           for (int64_t l : lengths) model.length[model.next_id++] = l;

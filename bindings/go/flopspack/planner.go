@@ -244,6 +244,29 @@ func (p *StepPlanner) Push(lengths []int64) (int64, error) {
 	return first, err
 }
 
+// PushWithExtraCosts is Push where document i also carries extraCosts[i]
+// (finite, non-negative; a vision encoder's work on its images, say), added
+// to the model's cost of its tokens and kept while it waits: a step plans
+// its documents as PlanStepWithExtraCosts would, documents pushed without
+// counting 0. nil = none: the same as Push. All or none.
+func (p *StepPlanner) PushWithExtraCosts(lengths []int64, extraCosts []float64) (int64, error) {
+	if extraCosts == nil {
+		return p.Push(lengths)
+	}
+	if len(extraCosts) != len(lengths) {
+		return 0, &Error{Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	}
+	h, err := p.handle()
+	if err != nil {
+		return 0, err
+	}
+	defer p.release()
+	var first int64
+	err = capi.Flopspack_swig_step_planner_push_with_extra_costs(h, lengths, extraCosts, &first)
+	return first, err
+}
+
 // Next plans the next step from the queued documents.
 func (p *StepPlanner) Next() (*Plan, error) {
 	h, err := p.handle()

@@ -1,6 +1,7 @@
 package flopspack
 
 import (
+	"fmt"
 	"runtime"
 
 	"github.com/flopspack/flopspack/bindings/go/internal/capi"
@@ -129,6 +130,43 @@ func Simulate(lengths []int64, model *CostModel, options SimulateOptions) (*Simu
 	return s, nil
 }
 
+// SimulateWithExtraCosts is Simulate where document i costs the model's
+// cost of its tokens plus extraCosts[i] (flopspack_simulate_with_extra_costs,
+// docs/straggler-emulator.md, Extra costs): a document's pieces carry it in
+// proportion to their tokens, the planner policies balance the full cost,
+// and the documents drawn per step do not change. nil = none: Simulate.
+func SimulateWithExtraCosts(lengths []int64, extraCosts []float64, model *CostModel, options SimulateOptions) (*Simulation, error) {
+	if extraCosts == nil {
+		return Simulate(lengths, model, options)
+	}
+	if err := checkExtraCostsLength(extraCosts, lengths); err != nil {
+		return nil, err
+	}
+	m, err := model.handle()
+	if err != nil {
+		return nil, err
+	}
+	defer model.release()
+	c := options.toC()
+	defer capi.DeleteFlopspack_simulate_options(c)
+	var h uintptr
+	err = capi.Flopspack_swig_simulate_with_extra_costs(lengths, extraCosts, m, c, &h)
+	if err != nil {
+		return nil, model.explain(err)
+	}
+	s := &Simulation{ref: cref{h: h, destroy: destroySimulation}}
+	runtime.SetFinalizer(s, (*Simulation).Close)
+	return s, nil
+}
+
+func checkExtraCostsLength(extraCosts []float64, lengths []int64) error {
+	if len(extraCosts) != len(lengths) {
+		return &Error{Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	}
+	return nil
+}
+
 func destroySimulation(h uintptr) {
 	capi.DeleteFlopspack_simulate_result(capi.SwigcptrFlopspack_simulate_result(h))
 }
@@ -223,6 +261,33 @@ func SimulateSweep(lengths []int64, model *CostModel, options SimulateOptions, r
 		PredictedEfficiency: make([]float64, n), RelativeThroughput: make([]float64, n)}
 	err = capi.Flopspack_swig_simulate_sweep(lengths, m, c, rankCounts, out.SampledEfficiency,
 		out.PredictedEfficiency, out.RelativeThroughput)
+	if err != nil {
+		return Sweep{}, model.explain(err)
+	}
+	return out, nil
+}
+
+// SimulateSweepWithExtraCosts is SimulateSweep with per-document extra
+// costs, as SimulateWithExtraCosts (nil = none: SimulateSweep).
+func SimulateSweepWithExtraCosts(lengths []int64, extraCosts []float64, model *CostModel, options SimulateOptions, rankCounts []uint64) (Sweep, error) {
+	if extraCosts == nil {
+		return SimulateSweep(lengths, model, options, rankCounts)
+	}
+	if err := checkExtraCostsLength(extraCosts, lengths); err != nil {
+		return Sweep{}, err
+	}
+	m, err := model.handle()
+	if err != nil {
+		return Sweep{}, err
+	}
+	defer model.release()
+	c := options.toC()
+	defer capi.DeleteFlopspack_simulate_options(c)
+	n := len(rankCounts)
+	out := Sweep{RankCounts: append([]uint64(nil), rankCounts...), SampledEfficiency: make([]float64, n),
+		PredictedEfficiency: make([]float64, n), RelativeThroughput: make([]float64, n)}
+	err = capi.Flopspack_swig_simulate_sweep_with_extra_costs(lengths, extraCosts, m, c, rankCounts,
+		out.SampledEfficiency, out.PredictedEfficiency, out.RelativeThroughput)
 	if err != nil {
 		return Sweep{}, model.explain(err)
 	}

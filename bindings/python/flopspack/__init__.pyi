@@ -432,7 +432,7 @@ class StepPlanner(_Handle):
     ) -> None: ...
     @classmethod
     def restore(cls, state: bytes, model: CostModel) -> StepPlanner: ...
-    def push(self, lengths: _Lengths) -> int: ...
+    def push(self, lengths: _Lengths, *, extra_costs: Optional[npt.ArrayLike] = ...) -> int: ...
     def next(self) -> Plan: ...
     @property
     def pending(self) -> Pending: ...
@@ -455,6 +455,8 @@ class StepContext(_Handle):
         sync: Sync = ...,
         pipeline_stages: int = ...,
         pipeline_schedule: PipelineSchedule = ...,
+        context_parallel_size: int = ...,
+        context_parallel_layout: CpLayout = ...,
     ) -> None: ...
     def plan_step(
         self,
@@ -471,6 +473,8 @@ class StepContext(_Handle):
         sync: Sync = ...,
         pipeline_stages: int = ...,
         pipeline_schedule: PipelineSchedule = ...,
+        context_parallel_size: int = ...,
+        context_parallel_layout: CpLayout = ...,
     ) -> Plan: ...
     @property
     def kept_bytes(self) -> int: ...
@@ -690,6 +694,7 @@ def simulate(
     progress: Optional[Callable[[int, int], Any]] = ...,
     context_parallel_size: int = ...,
     context_parallel_layout: CpLayout = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Simulation: ...
 def simulate_sweep(
     lengths: _Lengths,
@@ -708,6 +713,7 @@ def simulate_sweep(
     progress: Optional[Callable[[int, int], Any]] = ...,
     context_parallel_size: int = ...,
     context_parallel_layout: CpLayout = ...,
+    extra_costs: Optional[npt.ArrayLike] = ...,
 ) -> Sweep: ...
 
 # ---- Cost-model files and prediction quality (docs/cost-models.md) ----

@@ -202,9 +202,22 @@ class StepPlanner(Handle):
         )
         return cls(model, num_ranks=0, max_tokens_per_microbatch=0, _handle=h)
 
-    def push(self, lengths: Any) -> int:
-        """Appends documents (all or none); returns the id of the first."""
-        return _capi.flopspack_step_planner_push(self._handle, _arrays.lengths(lengths))
+    def push(self, lengths: Any, *, extra_costs: Any = None) -> int:
+        """Appends documents (all or none); returns the id of the first.
+        extra_costs (one finite, non-negative value per document, e.g. from
+        multimodal_costs) is added to the model's cost of each document and
+        kept while it waits (flopspack_step_planner_push_with_extra_costs): a
+        step plans its documents as plan_step(..., extra_costs=...) would,
+        documents pushed without counting 0. None = none."""
+        array = _arrays.lengths(lengths)
+        if extra_costs is None:
+            return _capi.flopspack_step_planner_push(self._handle, array)
+        extra = _arrays.floats(extra_costs, "extra_costs")
+        if extra.size != array.size:
+            raise InvalidArgumentError(
+                f"extra_costs has {extra.size} entries for {array.size} lengths"
+            )
+        return _capi.flopspack_swig_step_planner_push_with_extra_costs(self._handle, array, extra)
 
     def next(self) -> Plan:
         """Plans the next step from the queued documents."""
@@ -256,13 +269,16 @@ class StepContext(Handle):
         sync: Sync = Sync.STEP,
         pipeline_stages: int = 0,
         pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+        context_parallel_size: int = 0,
+        context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
     ) -> None:
         """Sizes the context for steps of up to `documents` documents under
         these options (plan_step's keywords) by planning a representative
         step once and keeping its storage."""
         options = _step_options(
             num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
-            overflow, seed, sync, pipeline_stages, pipeline_schedule,
+            overflow, seed, sync, pipeline_stages, pipeline_schedule, context_parallel_size,
+            context_parallel_layout,
         )
         _capi.flopspack_step_context_reserve(
             self._handle, options, _validate.handle(model, CostModel, "model"),
@@ -284,13 +300,16 @@ class StepContext(Handle):
         sync: Sync = Sync.STEP,
         pipeline_stages: int = 0,
         pipeline_schedule: PipelineSchedule = PipelineSchedule.ONE_F_ONE_B,
+        context_parallel_size: int = 0,
+        context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
     ) -> Plan:
         """:func:`plan_step` (same arguments but extra_costs, same plan) on
         the context's storage. A plan's arrays return to the context when
         the plan is released (close() or garbage collection)."""
         options = _step_options(
             num_ranks, max_tokens_per_microbatch, microbatches_per_rank, algorithm, ordering,
-            overflow, seed, sync, pipeline_stages, pipeline_schedule,
+            overflow, seed, sync, pipeline_stages, pipeline_schedule, context_parallel_size,
+            context_parallel_layout,
         )
         return Plan(
             _capi.flopspack_plan_step_in_context(

@@ -13,6 +13,7 @@ from . import _arrays, _validate
 from . import capi as _capi
 from ._context_parallel import CpLayout
 from ._cost import CostModel
+from ._errors import InvalidArgumentError
 from ._handle import Handle
 from ._planner import PipelineSchedule, Sync
 from ._stats import Stats
@@ -154,6 +155,7 @@ def simulate(
     progress: Optional[ProgressFn] = None,
     context_parallel_size: int = 0,
     context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
+    extra_costs: Any = None,
 ) -> Simulation:
     """Simulates a training run; options left None take the library's
     defaults. sync and pipeline_stages say how the trainer synchronizes: a
@@ -167,7 +169,11 @@ def simulate(
     progress(done, total) is called after every step; returning
     False (or raising an Exception) cancels with CancelledError. Ctrl-C
     stops the run within a step (with or without progress) and raises
-    KeyboardInterrupt."""
+    KeyboardInterrupt. extra_costs (one finite, non-negative float per
+    document, e.g. from multimodal_costs; None = none) is added to each
+    document's model cost: its pieces carry it in proportion to their
+    tokens, the planner policies balance the full cost, and the documents
+    drawn per step do not change (flopspack_simulate_with_extra_costs)."""
     o = _options(
         policy=policy, num_ranks=num_ranks, microbatches_per_rank=microbatches_per_rank,
         tokens_per_microbatch=tokens_per_microbatch,
@@ -177,10 +183,22 @@ def simulate(
         context_parallel_layout=context_parallel_layout,
     )
     array = _arrays.lengths(lengths)
-    h = _capi.flopspack_py_simulate(
-        array, _validate.handle(model, CostModel, "model"), o, _progress(progress)
+    handle = _validate.handle(model, CostModel, "model")
+    if extra_costs is None:
+        return Simulation(_capi.flopspack_py_simulate(array, handle, o, _progress(progress)))
+    extra = _extra_costs(extra_costs, array)
+    return Simulation(
+        _capi.flopspack_py_simulate_with_extra_costs(array, extra, handle, o, _progress(progress))
     )
-    return Simulation(h)
+
+
+def _extra_costs(extra_costs: Any, array: np.ndarray) -> np.ndarray:
+    extra = _arrays.floats(extra_costs, "extra_costs")
+    if extra.size != array.size:
+        raise InvalidArgumentError(
+            f"extra_costs has {extra.size} entries for {array.size} lengths"
+        )
+    return extra
 
 
 class Sweep(NamedTuple):
@@ -209,9 +227,11 @@ def simulate_sweep(
     progress: Optional[ProgressFn] = None,
     context_parallel_size: int = 0,
     context_parallel_layout: CpLayout = CpLayout.DOCUMENT_HEAD_TAIL,
+    extra_costs: Any = None,
 ) -> Sweep:
     """Simulates at each rank count (see flopspack_simulate_sweep); the
-    sampled efficiency is the one under the sync model."""
+    sampled efficiency is the one under the sync model. extra_costs: as in
+    simulate."""
     o = _options(
         policy=policy, microbatches_per_rank=microbatches_per_rank,
         tokens_per_microbatch=tokens_per_microbatch,
@@ -225,8 +245,14 @@ def simulate_sweep(
     predicted = np.empty(len(counts), dtype=np.float64)
     relative = np.empty(len(counts), dtype=np.float64)
     array = _arrays.lengths(lengths)
-    _capi.flopspack_py_simulate_sweep(
-        array, _validate.handle(model, CostModel, "model"), o, _progress(progress), counts,
-        sampled, predicted, relative,
-    )
+    handle = _validate.handle(model, CostModel, "model")
+    if extra_costs is None:
+        _capi.flopspack_py_simulate_sweep(
+            array, handle, o, _progress(progress), counts, sampled, predicted, relative,
+        )
+    else:
+        _capi.flopspack_py_simulate_sweep_with_extra_costs(
+            array, _extra_costs(extra_costs, array), handle, o, _progress(progress), counts,
+            sampled, predicted, relative,
+        )
     return Sweep(counts.astype(np.int64), sampled, predicted, relative)

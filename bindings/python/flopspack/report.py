@@ -132,8 +132,10 @@ def plot_histogram(plt, stats, unit, out_dir):
     return _save(fig, out_dir, "histogram.svg")
 
 
-def plot_balance(plt, sweep, out_dir):
-    """Balance efficiency and relative throughput versus number of GPUs, per policy."""
+def plot_balance(plt, sweep, out_dir, gpus_per_rank=1):
+    """Balance efficiency and relative throughput versus number of GPUs, per policy.
+    With context parallelism (gpus_per_rank = --cp > 1) the axis counts
+    data-parallel ranks, each a group of gpus_per_rank GPUs."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
     ranks = sweep["ranks"]
     panels = (("balance_efficiency", "balance efficiency (%) = mean / max rank cost"),
@@ -147,7 +149,9 @@ def plot_balance(plt, sweep, out_dir):
         ax.set_xticks(ranks)
         ax.set_xticklabels([_fmt_int(r) for r in ranks], rotation=45, ha="right")
         ax.minorticks_off()
-        ax.set_xlabel("data-parallel ranks (GPUs)")
+        ax.set_xlabel("data-parallel ranks (GPUs)" if gpus_per_rank <= 1 else
+                      f"data-parallel ranks (each {gpus_per_rank} GPUs: GPUs = ranks x "
+                      f"{gpus_per_rank})")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     axes[0].set_ylim(top=100.5)
@@ -254,6 +258,8 @@ def render(doc, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     plt = _pyplot()
     unit = doc["model"].get("unit", "cost")
+    # GPUs per data-parallel rank (--cp; 1 without): GPU counts are ranks x this.
+    gpr = int(doc.get("gpus_per_rank", 1) or 1)
     source = doc["input"]["source"]
     parts = []
     parts.append(f"<h1>flopspack report: {html.escape(os.path.basename(source))}</h1>")
@@ -268,7 +274,8 @@ def render(doc, out_dir):
         if rec.get("headline") and rec.get("losses"):
             labels = {p["policy"]: p["label"] for p in (doc.get("sweep") or {}).get("policies", [])}
             losses = _table(
-                ["throughput lost at"] + [f"{_fmt_int(c)} GPUs" for c in rec["decide_at"]],
+                ["throughput lost at"] +
+                [f"{_fmt_int(c * gpr)} GPUs" for c in rec["decide_at"]],
                 [[labels.get(x["policy"], x["policy"])] +
                  [_fmt_pct(v) if v is not None else "n/a" for v in x["throughput_lost"]]
                  for x in rec["losses"]])
@@ -335,7 +342,7 @@ def render(doc, out_dir):
     sweep = doc.get("sweep")
     if sweep:
         parts.append("<h2>Balance versus number of GPUs</h2>")
-        parts.append(_figure(plot_balance(plt, sweep, out_dir),
+        parts.append(_figure(plot_balance(plt, sweep, out_dir, gpr),
                              "Balance efficiency and throughput of each policy as the "
                              "data-parallel world grows (points marked * in the tables ran on "
                              "documents drawn with replacement from the file)."))
@@ -365,8 +372,8 @@ def render(doc, out_dir):
             parts.append(f'<p class="note">{html.escape(step["note"])}</p>')
         parts.append(_table(
             ["policy", "memory (tokens per microbatch)", "this step: max / mean",
-             f"balance efficiency (sweep, {_fmt_int(step['ranks'])} GPUs)",
-             f"throughput (sweep, {_fmt_int(step['ranks'])} GPUs)"],
+             f"balance efficiency (sweep, {_fmt_int(step['ranks'] * gpr)} GPUs)",
+             f"throughput (sweep, {_fmt_int(step['ranks'] * gpr)} GPUs)"],
             [[p["label"], _fmt_int(p.get("max_tokens_per_microbatch", 0)),
               f"{p['max_over_mean']:.3f}", _fmt_pct(p.get("balance_efficiency")),
               _fmt_pct(p.get("relative_throughput"))] for p in step["policies"]]))

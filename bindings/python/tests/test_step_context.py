@@ -37,6 +37,8 @@ CASES = [
          algorithm=flopspack.StepAlgorithm.RANDOM, seed=5),
     dict(num_ranks=8, max_tokens_per_microbatch=1024,
          algorithm=flopspack.StepAlgorithm.SEQUENCES),
+    dict(num_ranks=4, max_tokens_per_microbatch=1024, context_parallel_size=2,
+         context_parallel_layout=flopspack.CpLayout.ADAPTIVE),  # CP groups of 2 x 1024
 ]
 
 

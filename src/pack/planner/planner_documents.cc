@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "pack/primitives/cost_order.h"
 #include "pack/primitives/refine.h"
@@ -13,98 +14,92 @@
 namespace flopspack::pack {
 namespace {
 
-// Min-heap of ranks keyed by (cost, rank) with the keys inline: the lightest
-// rank on top, ties to the lower rank index so the plan is deterministic.
-// Four children per node: half the levels of a binary heap, and a node's
-// children share a cache line (the array is placed so that every group of
-// four siblings starts on a 64-byte boundary), which is what LPT over
-// thousands of ranks spends its time on. Slots past the last node hold a
-// sentinel heavier than any rank, so every node's four children can be
-// compared without a bounds check, and the lightest of four is picked with
-// conditional moves instead of branches the processor cannot predict. The
-// top is the unique minimum of a total order, so neither the arity nor the
-// layout changes the plan.
-class RankHeap {
+// The ranks LPT may still give an item to, lightest on top: a tournament
+// (winner) tree over the ranks keyed by (cost, rank), so ties go to the
+// lower rank and the plan is deterministic. Every operation sets one rank's
+// key and replays the matches on its path to the root: log2(R) levels whose
+// addresses are fixed by the rank, not by the comparisons, so the processor
+// loads them all at once and only the comparisons chain (a 4-ary heap's
+// sift-down at R = 65,536 waits for each level's loads in turn, and was a
+// third of the call). A key is one 128-bit integer, (cost bits, rank):
+// compared without branches. The top is the unique minimum of a total
+// order, so the structure does not change the plan.
+class RankTree {
  public:
   struct Node {
     double cost;
     int32_t rank;
   };
-  explicit RankHeap(int32_t num_ranks) : size_(static_cast<size_t>(num_ranks)) {
-    // Room for a full group of children after the last node, and for
-    // shifting the array onto a cache-line boundary.
-    storage_.assign(size_ + 2 * kArity + kAlign, kSentinel);
-    const uintptr_t address = reinterpret_cast<uintptr_t>(storage_.data());
-    // Node i lives at heap_[i]; its children 4i+1..4i+4 start at a multiple
-    // of four nodes (64 bytes) from an aligned base when heap_ = base + 3.
-    const size_t skip = ((kLineBytes - address % kLineBytes) % kLineBytes) / sizeof(Node);
-    heap_ = storage_.data() + skip + (kArity - 1);
-    // All costs start at 0, so rank order is already a valid heap.
-    for (int32_t r = 0; r < num_ranks; ++r) heap_[r] = {0.0, r};
-  }
-  bool empty() const { return size_ == 0; }
-  const Node& Top() const { return heap_[0]; }
-  void Push(Node node) {
-    // Pops left sentinels behind, so there is room up to the initial size.
-    size_t i = size_++;
-    while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
-      if (!Less(node, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
+  explicit RankTree(int32_t num_ranks) : live_(num_ranks) {
+    while (leaves_ < static_cast<size_t>(num_ranks)) leaves_ *= 2;
+    // Two words per node: node i at [2i, 2i + 2), leaves at leaves_ + r.
+    storage_ = util::PooledVector<uint64_t>(4 * leaves_ + 2);
+    // 16-byte alignment for the 128-bit loads (the allocator's is 16).
+    tree_ = storage_.data() + (reinterpret_cast<uintptr_t>(storage_.data()) % 16 == 0 ? 0 : 1);
+    // All costs start at 0: leaf r is (0, r); slots past the last rank are
+    // heavier than any rank. Then every match, bottom up.
+    for (size_t r = 0; r < leaves_; ++r) {
+      Store(leaves_ + r,
+            r < static_cast<size_t>(num_ranks) ? Make(0.0, static_cast<int32_t>(r)) : kGone);
     }
-    heap_[i] = node;
+    for (size_t i = leaves_ - 1; i >= 1; --i) Store(i, std::min(Load(2 * i), Load(2 * i + 1)));
+  }
+  ~RankTree() { util::Recycle(storage_); }
+  RankTree(const RankTree&) = delete;
+  RankTree& operator=(const RankTree&) = delete;
+
+  bool empty() const { return live_ == 0; }
+  Node Top() const {
+    const Key top = Load(1);
+    const uint64_t bits = static_cast<uint64_t>(top >> 32);
+    double cost;
+    std::memcpy(&cost, &bits, sizeof cost);
+    return {cost, static_cast<int32_t>(static_cast<uint32_t>(top))};
+  }
+  void Push(Node node) {
+    ++live_;
+    Set(node.rank, Make(node.cost, node.rank));
   }
   void Pop() {
-    --size_;
-    heap_[0] = heap_[size_];
-    heap_[size_] = kSentinel;
-    if (size_ > 0) SiftDown();
+    --live_;
+    Set(Top().rank, kGone);
   }
-  // The top's cost grew to `cost`: restore the heap order.
+  // The top's cost grew to `cost`.
   void RaiseTop(double cost) {
-    heap_[0].cost = cost;
-    SiftDown();
+    const int32_t r = Top().rank;
+    Set(r, Make(cost, r));
   }
 
  private:
-  static constexpr size_t kArity = 4;
-  static constexpr size_t kLineBytes = 64;
-  static constexpr size_t kAlign = kLineBytes / sizeof(Node);
-  static constexpr Node kSentinel = {std::numeric_limits<double>::infinity(),
-                                     std::numeric_limits<int32_t>::max()};
-  static bool Less(const Node& a, const Node& b) {
+  __extension__ typedef unsigned __int128 Key;
+  // Heavier than any rank: a rank that left the tree.
+  static constexpr Key kGone = ~Key{0};
+  static Key Make(double cost, int32_t rank) {
     // Rank costs are sums of costs >= 0 starting at +0.0, so never -0.0 or
-    // NaN: their bit patterns order as the numbers do, and integer compares
-    // combined bitwise compile to flag operations, not branches.
-    const uint64_t x = Bits(a.cost), y = Bits(b.cost);
-    return (x < y) | ((x == y) & (a.rank < b.rank));
-  }
-  static uint64_t Bits(double cost) {
+    // NaN: their bit patterns order as the numbers do.
     uint64_t bits;
     std::memcpy(&bits, &cost, sizeof bits);
-    return bits;
+    return (static_cast<Key>(bits) << 32) | static_cast<uint32_t>(rank);
   }
-  void SiftDown() {
-    const Node node = heap_[0];
-    size_t i = 0;
-    while (true) {
-      const size_t first = kArity * i + 1;
-      if (first >= size_) break;
-      // The lighter of each pair, then of the two (arithmetic selection:
-      // the compiler keeps it free of branches).
-      const size_t a = first + Less(heap_[first + 1], heap_[first]);
-      const size_t b = first + 2 + Less(heap_[first + 3], heap_[first + 2]);
-      const size_t child = a ^ ((a ^ b) & (size_t{0} - Less(heap_[b], heap_[a])));
-      if (!Less(heap_[child], node)) break;
-      heap_[i] = heap_[child];
-      i = child;
+  Key Load(size_t i) const {
+    Key k;
+    std::memcpy(&k, tree_ + 2 * i, sizeof k);
+    return k;
+  }
+  void Store(size_t i, Key k) { std::memcpy(tree_ + 2 * i, &k, sizeof k); }
+  void Set(int32_t rank, Key key) {
+    size_t i = leaves_ + static_cast<size_t>(rank);
+    Store(i, key);
+    while (i > 1) {
+      key = std::min(key, Load(i ^ 1));
+      i >>= 1;
+      Store(i, key);
     }
-    heap_[i] = node;
   }
-  std::vector<Node> storage_;
-  Node* heap_;
-  size_t size_;
+  std::vector<uint64_t> storage_;
+  uint64_t* tree_;
+  size_t leaves_ = 1;
+  int32_t live_;
 };
 
 // Back from LPT positions to input indices.
@@ -130,18 +125,19 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   // below reads memory sequentially.
   // Costs usually follow lengths, which are bounded by the cap: then a
   // counting sort gives the same order (checked, not assumed).
-  std::vector<int32_t> order = CostDescendingOrder(costs, lengths, cap);
-  std::vector<int64_t> len = util::LargeVector<int64_t>(n);
-  std::vector<double> cost = util::LargeVector<double>(n);
-  for (int32_t k = 0; k < n; ++k) {
-    len[k] = lengths[order[k]];
-    cost[k] = costs[order[k]];
+  SortedItems sorted = CostDescendingItems(costs, lengths, cap);
+  std::vector<int32_t> order = std::move(sorted.order);
+  std::vector<int64_t> len = std::move(sorted.lengths);
+  std::vector<double> cost = std::move(sorted.costs);
+  // The shortest item among k.. (a rank whose roomiest microbatch is below
+  // it can never take another item) is a step function of k, rising: kept
+  // as its steps, (last k, shortest), k falling, which for lengths that
+  // fall with cost is one or two entries instead of n.
+  std::vector<std::pair<int32_t, int64_t>> shortest{{n, std::numeric_limits<int64_t>::max()}};
+  for (int32_t k = n - 1; k >= 0; --k) {
+    if (len[k] < shortest.back().second) shortest.emplace_back(k, len[k]);
   }
-  // suffix_min[k] = shortest item among k..: a rank whose roomiest
-  // microbatch is below it can never take another item.
-  std::vector<int64_t> suffix_min =
-      util::PooledVector<int64_t>(n + 1, std::numeric_limits<int64_t>::max());
-  for (int32_t k = n - 1; k >= 0; --k) suffix_min[k] = std::min(suffix_min[k + 1], len[k]);
+  size_t step = shortest.size() - 1;  // the entry for the current k + 1
 
   std::vector<int64_t> tokens = util::PooledVector<int64_t>(microbatches, 0);
   std::vector<int32_t> where = util::PooledVector<int32_t>(n, -1);
@@ -154,8 +150,8 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
   // between the two O(1) times per placement: O(n log R) in all.
   std::vector<int64_t> max_free = util::PooledVector<int64_t>(num_ranks, cap);
   // Scratch back to the caller's vector pool, if any (util/vector_pool.h).
-  util::GiveBackOnExit give_back(order, len, cost, suffix_min, tokens, where, rank_cost, max_free);
-  RankHeap heap(num_ranks);
+  util::GiveBackOnExit give_back(order, len, cost, tokens, where, rank_cost, max_free);
+  RankTree heap(num_ranks);
   auto roomier = [&](int32_t a, int32_t b) {  // std max-heap on (room, -rank)
     return max_free[a] < max_free[b] || (max_free[a] == max_free[b] && a > b);
   };
@@ -195,7 +191,8 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
     int64_t room = 0;
     for (int32_t j = 0; j < m; ++j) room = std::max(room, cap - mb_tokens[j]);
     max_free[r] = room;
-    if (room < suffix_min[k + 1]) {
+    while (shortest[step].first < k + 1) --step;
+    if (room < shortest[step].second) {
       heap.Pop();  // full for good: no later item fits
     } else {
       heap.RaiseTop(rank_cost[r]);

@@ -5,7 +5,7 @@
 // Phase 1, LPT under the cap: items by cost, heaviest first, each to the
 // lightest rank that has a microbatch with room, into that rank's
 // best-fitting microbatch (least room left). Ranks that can no longer take
-// even the smallest remaining item leave the heap for good.
+// even the smallest remaining item leave the LPT tree for good.
 // Phase 2, refinement: while the heaviest rank H is above the lower bound
 // max(total / R, largest item) by more than `tolerance`, look among the
 // `light_candidates` lightest ranks L for the move or swap between one
@@ -17,7 +17,7 @@
 // when H has no improving move or the move budget is spent. Phase 2 is the
 // shared refinement, RefineSlots in pack/primitives/refine.h.
 //
-// Complexity: O(n log n) sort + O(n log R) heap work for phase 1 (plus the
+// Complexity: O(n log n) sort + O(n log R) tree work for phase 1 (plus the
 // ranks skipped because they are full); phase 2 costs O(K s m^2) per move,
 // s items per rank, m per microbatch, K light candidates, at most
 // `max_moves` moves.

@@ -337,9 +337,47 @@ double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> cost
 
 std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
                                const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
-  SlotSearch search(lengths, costs, o, where);
-  search.Band();
-  return search.Assign(lengths.size());
+  // What SlotSearch's Band then Assign do, on the microbatch costs alone:
+  // none of the search's per-microbatch item lists and ordered sets, which
+  // cost more to build than the banding itself (this runs on every
+  // candidate plan of a small step and in the fallbacks).
+  (void)lengths;
+  const int64_t r = o.num_ranks, m = o.microbatches_per_rank, cells = r * m;
+  std::vector<double> cost(cells, 0.0);
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] >= 0) cost[where[i]] += costs[i];
+  }
+  // Bands: heaviest first, ties to the lower microbatch index.
+  std::vector<std::pair<double, int32_t>> order(cells);
+  for (int64_t c = 0; c < cells; ++c) order[c] = {cost[c], static_cast<int32_t>(c)};
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  // Each band, heaviest first (ties to the higher index, the order the
+  // search's slot sets give), to the ranks lightest so far.
+  std::vector<int32_t> cell_to(cells);
+  std::vector<double> rank_total(r, 0.0);
+  std::vector<int32_t> ranks(r);
+  for (int64_t j = 0; j < m; ++j) {
+    const auto band = order.begin() + j * r;
+    std::sort(band, band + r, [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    std::iota(ranks.begin(), ranks.end(), 0);
+    std::sort(ranks.begin(), ranks.end(), [&](int32_t a, int32_t b) {
+      return rank_total[a] != rank_total[b] ? rank_total[a] < rank_total[b] : a < b;
+    });
+    for (int64_t k = 0; k < r; ++k) {
+      const int32_t c = band[k].second, rank = ranks[k];
+      rank_total[rank] += cost[c];
+      cell_to[c] = static_cast<int32_t>(rank * m + j);
+    }
+  }
+  std::vector<int32_t> banded(where.size(), -1);
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] >= 0) banded[i] = cell_to[where[i]];
+  }
+  return banded;
 }
 
 std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
@@ -375,11 +413,9 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     ranks.microbatches_per_rank = m;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
     for (const bool by_tokens : {false, true}) {
-      SlotSearch other(
+      std::vector<int32_t> banded = BandSlots(
           lengths, costs, o,
           PlanDocuments(lengths, by_tokens ? absl::MakeConstSpan(token_costs) : costs, ranks));
-      other.Band();
-      std::vector<int32_t> banded = other.Assign(lengths.size());
       if (unplaced(banded) < unplaced(where) ||
           (unplaced(banded) == unplaced(where) &&
            SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {

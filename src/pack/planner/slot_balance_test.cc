@@ -58,6 +58,62 @@ TEST(SlotBalanceTest, BandingNeverRaisesTheObjective) {
   }
 }
 
+// For fixed microbatches the bands are optimal: against every way of
+// placing the r x m microbatches (whole) in the r x m positions, none has
+// a lower sum of slot maxima. Each band goes to the ranks by LPT: the
+// heaviest microbatch of a band to the rank lightest so far.
+TEST(SlotBalanceTest, BandingIsOptimalForFixedMicrobatches) {
+  util::Rng rng(21);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t r = 1 + static_cast<int64_t>(rng.Below(3));
+    const int64_t m = 1 + static_cast<int64_t>(rng.Below(3));
+    const int64_t cells = r * m;
+    if (cells > 7) continue;
+    const int n = 1 + static_cast<int>(rng.Below(12));
+    std::vector<int64_t> lengths(n, 1);
+    std::vector<double> costs(n);
+    std::vector<int32_t> where(n);
+    for (int i = 0; i < n; ++i) {
+      // Few distinct costs, so ties between microbatches occur.
+      costs[i] = static_cast<double>(1 + rng.Below(4));
+      where[i] = rng.Below(6) == 0 ? -1 : static_cast<int32_t>(rng.Below(cells));
+    }
+    SlotBalanceOptions o;
+    o.num_ranks = r;
+    o.microbatches_per_rank = m;
+    o.cap = 1 << 20;
+    const std::vector<int32_t> banded = BandSlots(lengths, costs, o, where);
+    std::vector<int32_t> position(cells);
+    for (int64_t c = 0; c < cells; ++c) position[c] = static_cast<int32_t>(c);
+    double best = std::numeric_limits<double>::infinity();
+    do {
+      std::vector<int32_t> moved(where);
+      for (int32_t& w : moved) {
+        if (w >= 0) w = position[w];
+      }
+      best = std::min(best, SlotMaxSum(moved, costs, r, m));
+    } while (std::next_permutation(position.begin(), position.end()));
+    EXPECT_EQ(SlotMaxSum(banded, costs, r, m), best) << "trial " << trial;
+    // Ranks: within every slot, a heavier microbatch never sits on a rank
+    // that was heavier before that slot than the rank of a lighter one.
+    std::vector<double> cell(cells, 0.0);
+    for (int i = 0; i < n; ++i) {
+      if (banded[i] >= 0) cell[banded[i]] += costs[i];
+    }
+    std::vector<double> before(r, 0.0);
+    for (int64_t j = 0; j < m; ++j) {
+      for (int64_t a = 0; a < r; ++a) {
+        for (int64_t b = 0; b < r; ++b) {
+          if (cell[a * m + j] > cell[b * m + j]) {
+            EXPECT_LE(before[a], before[b]);
+          }
+        }
+      }
+      for (int64_t k = 0; k < r; ++k) before[k] += cell[k * m + j];
+    }
+  }
+}
+
 // The best sum of slot maxima over every assignment of the items to the
 // r x m microbatches under the cap.
 double BestSlotMaxSum(absl::Span<const int64_t> lengths, absl::Span<const double> costs, int r,

@@ -343,16 +343,40 @@ TEST(StepPlannerCpTest, BadOptionsAreNamed) {
   EXPECT_NE(plan.status().message().find("additive"), std::string::npos);
 }
 
-// The bytes with `drop` bytes of fields cut before the checksum, resealed:
-// a state saved before those trailing fields existed.
-std::string WithoutTrailingFields(const std::string& saved, size_t drop) {
-  std::string bytes = saved.substr(0, saved.size() - 8 - drop);
+// A state as an older library saved it: the bytes rewritten in format
+// version 1 (no extra cost per queued document; all of them are 0 here),
+// with `drop` bytes of the fields after the queues cut (version 1 ended
+// before the CP fields, or before the synchronization ones), resealed.
+std::string AsVersion1(const std::string& saved, size_t drop) {
+  auto word = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= uint64_t{static_cast<unsigned char>(saved[at + i])} << (8 * i);
+    return v;
+  };
+  auto put = [](std::string& out, uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  std::string bytes = saved.substr(0, 8);  // the magic
+  put(bytes, 1);
+  size_t at = 16;
+  bytes += saved.substr(at, 15 * 8);  // options and counters
+  at += 15 * 8;
+  for (size_t words : {size_t{2}, size_t{3}}) {  // queue, outliers: drop each extra cost
+    const uint64_t count = word(at);
+    put(bytes, count);
+    at += 8;
+    for (uint64_t k = 0; k < count; ++k, at += (words + 1) * 8) {
+      EXPECT_EQ(word(at + words * 8), 0u) << "a version 1 state has no extra costs";
+      bytes += saved.substr(at, words * 8);
+    }
+  }
+  bytes += saved.substr(at, saved.size() - 8 - at - drop);
   uint64_t hash = 0xCBF29CE484222325ull;
   for (unsigned char ch : bytes) {
     hash ^= ch;
     hash *= 0x100000001B3ull;
   }
-  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(hash >> (8 * i)));
+  put(bytes, hash);
   return bytes;
 }
 
@@ -376,20 +400,20 @@ TEST(StepPlannerCpTest, TheStreamingPlannerPlansWithCpAndSavesIt) {
   // The CP fields are the last two words: a state without them (saved by
   // an older library) restores without CP, here failing the 150-token
   // document under reject as the older library would have.
-  auto old = StreamingStepPlanner::Restore(WithoutTrailingFields(saved, 16), model);
+  auto old = StreamingStepPlanner::Restore(AsVersion1(saved, 16), model);
   EXPECT_EQ(old.status().code(), absl::StatusCode::kInvalidArgument) << old.status();
   auto plain = *StreamingStepPlanner::Create(Options(2, 2, 200, 0, CpLayout::kAdaptive),
                                              StepPlannerOptions{}, model);
   ASSERT_TRUE(plain->Push({150, 40}).ok());
-  auto old_plain = StreamingStepPlanner::Restore(WithoutTrailingFields(plain->Save(), 16), model);
+  auto old_plain = StreamingStepPlanner::Restore(AsVersion1(plain->Save(), 16), model);
   ASSERT_TRUE(old_plain.ok()) << old_plain.status();
   EXPECT_EQ((*old_plain)->pending_tokens(), 190);
   // An out-of-range CP layout word is corruption.
   std::string bad = saved;
   bad[bad.size() - 8 - 8] = 7;
-  EXPECT_EQ(StreamingStepPlanner::Restore(WithoutTrailingFields(bad, 0), model).status().code(),
+  EXPECT_EQ(StreamingStepPlanner::Restore(AsVersion1(bad, 0), model).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(StreamingStepPlanner::Restore(WithoutTrailingFields(saved, 0), model).ok());
+  EXPECT_TRUE(StreamingStepPlanner::Restore(AsVersion1(saved, 0), model).ok());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "pack/planner/step_planner_state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -14,7 +15,11 @@
 namespace flopspack::pack {
 namespace {
 
-constexpr StateFormat kFormat = {{'F', 'P', 'S', 'T', 'E', 'P', 'P', 'L'}, 1, "step planner"};
+// Version 2 stores each document's extra cost and always the options
+// version 1 appended after its queues; version 1 still restores (extra
+// costs 0).
+constexpr StateFormat kFormat = {
+    {'F', 'P', 'S', 'T', 'E', 'P', 'P', 'L'}, 2, "step planner", /*oldest_version=*/1};
 
 }  // namespace
 
@@ -73,9 +78,11 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Crea
       new StreamingStepPlanner(step, stream, std::move(model)));
 }
 
-absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> lengths) {
+absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> lengths,
+                                                   absl::Span<const double> extra_costs) {
   absl::StatusOr<int64_t> total = util::CheckLengths("lengths", lengths);
   if (!total.ok()) return total.status();
+  if (absl::Status s = CheckExtraCosts(extra_costs, lengths.size()); !s.ok()) return s;
   if (step_.overflow != Overflow::kSplit) {
     for (size_t i = 0; i < lengths.size(); ++i) {
       if (lengths[i] > GroupCap(step_)) {
@@ -113,7 +120,9 @@ absl::StatusOr<int64_t> StreamingStepPlanner::Push(absl::Span<const int64_t> len
     return absl::OutOfRangeError("pending tokens would overflow int64");
   }
   const int64_t first = next_id_;
-  for (int64_t l : lengths) queue_.push_back({next_id_++, l, 0});
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    queue_.push_back({next_id_++, lengths[i], 0, extra_costs.empty() ? 0.0 : extra_costs[i]});
+  }
   pending_tokens_ += *total;
   return first;
 }
@@ -186,16 +195,26 @@ absl::StatusOr<Plan> StreamingStepPlanner::Next() {
   }
 
   std::vector<int64_t> lengths, ids;
+  std::vector<double> extra;
   lengths.reserve(selected.size());
   ids.reserve(selected.size());
+  bool any_extra = false;
   for (const Doc& d : selected) {
     lengths.push_back(d.length);
     ids.push_back(d.id);
+    any_extra = any_extra || d.extra != 0;
+  }
+  // Only a step with extra costs passes them (zeros for the documents
+  // pushed without): the plan is PlanStepWithExtraCosts's on these
+  // documents either way, since zero extra costs give PlanStep's plan.
+  if (any_extra) {
+    extra.reserve(selected.size());
+    for (const Doc& d : selected) extra.push_back(d.extra);
   }
   StepOptions o = step_;
   o.seed = util::DeriveSeed(step_.seed, static_cast<uint64_t>(steps_));
   o.overflow = step_.overflow == Overflow::kSplit ? Overflow::kSplit : Overflow::kDefer;
-  absl::StatusOr<Plan> plan = PlanStep(o, *model_, lengths, ids);
+  absl::StatusOr<Plan> plan = PlanStepWithExtraCosts(o, *model_, lengths, extra, ids);
   if (!plan.ok()) return plan.status();
 
   // Commit. What the plan could not place goes back: outliers to the
@@ -261,20 +280,20 @@ std::string StreamingStepPlanner::Save() const {
   for (const Doc& d : queue_) {
     w.I64(d.id);
     w.I64(d.length);
+    w.F64(d.extra);
   }
   w.U64(outliers_.size());
   for (const Doc& d : outliers_) {
     w.I64(d.id);
     w.I64(d.length);
     w.I64(d.waited);
+    w.F64(d.extra);
   }
-  // Appended after the queues (states saved before they existed end
-  // here): the synchronization model.
+  // The synchronization model and context parallelism (version 1 appended
+  // them here, optionally; version 2 always writes them).
   w.I64(static_cast<int64_t>(step_.sync));
   w.I64(step_.pipeline_stages);
   w.I64(static_cast<int64_t>(step_.pipeline_schedule));
-  // Appended after those (states saved before end there): context
-  // parallelism.
   w.I64(step_.context_parallel_size);
   w.I64(static_cast<int64_t>(step_.context_parallel_layout));
   return std::move(w).Finish();
@@ -309,21 +328,29 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   // The queues come before the options appended later (synchronization,
   // context parallelism), which the checks of their documents need: read
   // everything, then check.
+  // Version 1 has no extra costs (resize() leaves them 0) and may end
+  // after the queues or after the synchronization options; version 2 has
+  // them all.
+  const bool v1 = r.version() == 1;
+  const uint64_t extra_bytes = v1 ? 0 : 8;
   uint64_t count = 0;
   std::vector<Doc> queue, outliers;
-  if (!r.Count(16, &count)) return Corrupt("bad queue length");
+  if (!r.Count(16 + extra_bytes, &count)) return Corrupt("bad queue length");
   queue.resize(count);
   for (Doc& d : queue) {
     r.I64(&d.id);
     r.I64(&d.length);
+    if (!v1) r.F64(&d.extra);
   }
-  if (!r.Count(24, &count)) return Corrupt("bad outlier queue length");
+  if (!r.Count(24 + extra_bytes, &count)) return Corrupt("bad outlier queue length");
   outliers.resize(count);
   for (Doc& d : outliers) {
     r.I64(&d.id);
     r.I64(&d.length);
     r.I64(&d.waited);
+    if (!v1) r.F64(&d.extra);
   }
+  if (!v1 && r.remaining() != 40) return Corrupt("bad option block after the queues");
   if (r.remaining() >= 24) {
     int64_t sync = 0, stages = 0, schedule = 0;
     r.I64(&sync);
@@ -362,9 +389,11 @@ absl::StatusOr<std::unique_ptr<StreamingStepPlanner>> StreamingStepPlanner::Rest
   // a positive length within the cap unless split, within a step when M >
   // 0, pending tokens within int64, ids below next_id and ascending in each
   // queue (both queues are kept in push order), and no outlier waiting
-  // longer than the steps planned so far.
+  // longer than the steps planned so far, and a finite, non-negative
+  // extra cost.
   auto acceptable = [&](const Doc& d, int64_t& pending) {
     if (d.length <= 0 || d.id < 0 || d.id >= next_id) return false;
+    if (!std::isfinite(d.extra) || d.extra < 0) return false;
     if (step.overflow != Overflow::kSplit && d.length > GroupCap(step)) return false;
     if (step.microbatches_per_rank > 0 && d.length > planner->stream_.tokens_per_step) {
       return false;

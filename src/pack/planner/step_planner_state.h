@@ -16,16 +16,28 @@
 // outlier keeps its waiting time). Item indices in the plans are push ids:
 // the k-th document pushed since creation is item k.
 //
+// Extra costs (issue 16): a document may be pushed with its own extra cost
+// (a vision encoder's work on its images, say), which it keeps while it
+// waits. A step whose documents carry any is planned by
+// PlanStepWithExtraCosts (documents pushed without one count 0), else by
+// PlanStep: either way the plan PlanStepWithExtraCosts gives for the
+// selected documents, the split rule of primitives/extra_costs.h included.
+// Selection is by tokens, as before: extra costs change how a step is
+// balanced, not which documents it takes.
+//
 // Bound: an outlier is planned at most max_defer_steps steps after the step
 // that first reached it, provided the outliers due in one step fit in
 // tokens_per_step (they always do unless outliers arrive faster than the
 // steps can take them).
 //
-// Save() writes the whole state (options, counters, both queues) as
-// little-endian bytes with a format version and an FNV-1a 64 checksum;
-// Restore() rejects truncated, corrupted or foreign bytes with an error and
-// continues with exactly the plans the saved planner would have produced.
-// The cost model is not saved: the caller passes it again.
+// Save() writes the whole state (options, counters, both queues with each
+// document's extra cost) as little-endian bytes with a format version and
+// an FNV-1a 64 checksum; Restore() rejects truncated, corrupted or foreign
+// bytes with an error and continues with exactly the plans the saved
+// planner would have produced. Version 2 (this library) stores the extra
+// costs; version 1 states (libraries before extra costs) restore with
+// every extra cost 0. The cost model is not saved: the caller passes it
+// again.
 //
 // Complexity: Next() costs one PlanStep over the selected documents plus
 // O(selected); Push() O(n). Not thread-safe: one thread at a time.
@@ -66,10 +78,13 @@ class StreamingStepPlanner {
       const StepOptions& step, const StepPlannerOptions& stream,
       std::shared_ptr<const cost::CostModel> model);
 
-  // Appends documents. All or nothing: a bad length (or, unless the overflow
-  // policy is split, one over the cap) rejects the whole call. Returns the
-  // id of the first document pushed.
-  absl::StatusOr<int64_t> Push(absl::Span<const int64_t> lengths);
+  // Appends documents, with their extra costs (empty = every one 0). All or
+  // nothing: a bad length (or, unless the overflow policy is split, one over
+  // the cap) or a bad extra cost (as PlanStepWithExtraCosts checks them:
+  // CheckExtraCosts) rejects the whole call. Returns the id of the first
+  // document pushed.
+  absl::StatusOr<int64_t> Push(absl::Span<const int64_t> lengths,
+                               absl::Span<const double> extra_costs = {});
 
   // Plans the next step from the queue (possibly an empty plan).
   absl::StatusOr<Plan> Next();
@@ -90,6 +105,7 @@ class StreamingStepPlanner {
     int64_t id;
     int64_t length;
     int64_t waited;  // steps an outlier has been held back
+    double extra;    // its extra cost (0 = none)
   };
 
   StreamingStepPlanner(const StepOptions& step, const StepPlannerOptions& stream,

@@ -1,6 +1,7 @@
 #include "pack/planner/step_planner_state.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -177,6 +178,185 @@ TEST(StreamingStepPlannerTest, BadInput) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("lengths[1] = 300"), absl::string_view::npos) << s;
   EXPECT_EQ(planner->next_id(), 0) << "a rejected push must not queue anything";
+}
+
+// Extra costs (issue 16): random finite, non-negative extra costs, some 0.
+std::vector<double> Extras(util::Rng& rng, size_t n) {
+  std::vector<double> extra(n);
+  for (double& e : extra) e = rng.Uniform() < 0.3 ? 0.0 : 500 * rng.Uniform();
+  return extra;
+}
+
+bool SameMetrics(const Plan& a, const Plan& b) {
+  const PlanMetrics &x = a.metrics(), &y = b.metrics();
+  return x.max_group_cost == y.max_group_cost && x.total_cost == y.total_cost &&
+         x.max_rank_cost == y.max_rank_cost && x.rank_lower_bound == y.rank_lower_bound &&
+         x.rank_balance_efficiency == y.rank_balance_efficiency &&
+         x.deferred_items == y.deferred_items && x.deferred_tokens == y.deferred_tokens &&
+         x.split_items == y.split_items;
+}
+
+// One step of everything pushed (tokens_per_step = R x M x cap holds it):
+// the plan is PlanStepWithExtraCosts's on the same documents, bit for bit,
+// for every algorithm (the random one with seed 0 only at step 0: the
+// planner derives a seed per step, so it is compared at step 0 with that
+// seed), with and without splitting.
+TEST(StreamingStepPlannerTest, PushWithExtraCostsPlansLikePlanStepWithExtraCosts) {
+  util::Rng rng(16);
+  auto model = Quadratic();
+  for (int trial = 0; trial < 24; ++trial) {
+    StepOptions step = Step();
+    step.microbatches_per_rank = 8;  // one step holds every document
+    step.algorithm = static_cast<StepAlgorithm>(trial % 4);
+    step.seed = rng.Below(1000);
+    if (trial % 3 == 2) step.context_parallel_size = 2;
+    const size_t n = 5 + rng.Below(20);
+    std::vector<int64_t> lengths = Batch(rng, n, 0.2);
+    if (trial % 2 == 1) lengths[0] = 300 + static_cast<int64_t>(rng.Below(200));  // split
+    const std::vector<double> extra = Extras(rng, n);
+    auto planner = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, model);
+    ASSERT_TRUE(planner->Push(lengths, extra).ok());
+    absl::StatusOr<Plan> stepped = planner->Next();
+    ASSERT_TRUE(stepped.ok()) << stepped.status();
+    StepOptions once = step;
+    once.seed = util::DeriveSeed(step.seed, 0);
+    absl::StatusOr<Plan> direct = PlanStepWithExtraCosts(once, *model, lengths, extra);
+    ASSERT_TRUE(direct.ok()) << direct.status();
+    EXPECT_TRUE(SamePlan(*stepped, *direct)) << "trial " << trial;
+    EXPECT_TRUE(SameMetrics(*stepped, *direct)) << "trial " << trial;
+    // The extra costs count: without them the plan costs less.
+    absl::StatusOr<Plan> plain = PlanStep(once, *model, lengths);
+    ASSERT_TRUE(plain.ok());
+    EXPECT_GT(stepped->metrics().total_cost, plain->metrics().total_cost) << "trial " << trial;
+    EXPECT_EQ(planner->pending_documents(), 0);
+  }
+}
+
+// Empty extra costs are Push; pushes with and without extra costs mixed plan
+// as PlanStepWithExtraCosts with zeros for the documents pushed without.
+TEST(StreamingStepPlannerTest, MixedPushesAreOneStepWithZerosFilledIn) {
+  util::Rng rng(61);
+  auto model = Quadratic();
+  for (int trial = 0; trial < 12; ++trial) {
+    StepOptions step = Step();
+    step.microbatches_per_rank = 6;  // one step holds every document
+    step.algorithm = trial % 2 == 0 ? StepAlgorithm::kDocuments : StepAlgorithm::kSequences;
+    const std::vector<int64_t> a = Batch(rng, 8, 0.2), b = Batch(rng, 6, 0.2),
+                               c = Batch(rng, 5, 0.2);
+    const std::vector<double> eb = Extras(rng, b.size());
+    auto plain = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, model);
+    auto empty = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, model);
+    auto mixed = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, model);
+    for (const std::vector<int64_t>* batch : {&a, &b, &c}) {
+      ASSERT_TRUE(plain->Push(*batch).ok());
+      ASSERT_TRUE(empty->Push(*batch, {}).ok());
+    }
+    ASSERT_TRUE(mixed->Push(a).ok());
+    ASSERT_TRUE(mixed->Push(b, eb).ok());
+    ASSERT_TRUE(mixed->Push(c).ok());
+    EXPECT_EQ(plain->Save(), empty->Save());
+    Plan p = *plain->Next(), e = *empty->Next(), m = *mixed->Next();
+    EXPECT_TRUE(SamePlan(p, e));
+    EXPECT_TRUE(SameMetrics(p, e));
+    std::vector<int64_t> lengths = a;
+    lengths.insert(lengths.end(), b.begin(), b.end());
+    lengths.insert(lengths.end(), c.begin(), c.end());
+    std::vector<double> extra(a.size(), 0.0);
+    extra.insert(extra.end(), eb.begin(), eb.end());
+    extra.resize(lengths.size(), 0.0);
+    StepOptions once = step;
+    once.seed = util::DeriveSeed(step.seed, 0);
+    absl::StatusOr<Plan> direct = PlanStepWithExtraCosts(once, *model, lengths, extra);
+    ASSERT_TRUE(direct.ok()) << direct.status();
+    EXPECT_TRUE(SamePlan(m, *direct)) << "trial " << trial;
+    EXPECT_TRUE(SameMetrics(m, *direct)) << "trial " << trial;
+    // A step whose extra costs are all 0 is PlanStep's (zeros change nothing).
+    auto zeros = *StreamingStepPlanner::Create(step, StepPlannerOptions{}, model);
+    ASSERT_TRUE(zeros->Push(lengths, std::vector<double>(lengths.size(), 0.0)).ok());
+    Plan z = *zeros->Next();
+    absl::StatusOr<Plan> by_plan_step = PlanStep(once, *model, lengths);
+    ASSERT_TRUE(by_plan_step.ok());
+    EXPECT_TRUE(SamePlan(z, *by_plan_step));
+    EXPECT_TRUE(SameMetrics(z, *by_plan_step));
+  }
+}
+
+// Bad extra costs: the status and message of PlanStepWithExtraCosts, and the
+// planner as it was (nothing queued, no id used, the same saved bytes).
+TEST(StreamingStepPlannerTest, BadExtraCostsChangeNothing) {
+  auto model = Quadratic();
+  auto planner = *StreamingStepPlanner::Create(Step(), StepPlannerOptions{}, model);
+  ASSERT_TRUE(planner->Push({30, 40}, {1.5, 0}).ok());
+  const std::string before = planner->Save();
+  const std::vector<int64_t> lengths = {5, 6, 7};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::vector<double>> rows = {{0, -1, 2},        {0, 1, nan}, {inf, 0, 0},
+                                                 {1e308, 1e308, 0}, {1, 2},      {-0.5, 0, 0}};
+  for (const std::vector<double>& extra : rows) {
+    const absl::Status want = PlanStepWithExtraCosts(Step(), *model, lengths, extra).status();
+    ASSERT_FALSE(want.ok());
+    const absl::Status got = planner->Push(lengths, extra).status();
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(planner->next_id(), 2);
+    EXPECT_EQ(planner->pending_documents(), 2);
+    EXPECT_EQ(planner->pending_tokens(), 70);
+    EXPECT_EQ(planner->Save(), before);
+  }
+  EXPECT_EQ(planner->Push(lengths, {0, -1, 2}).status().message(),
+            "extra_costs[1] = -1: every extra cost must be finite and non-negative");
+  EXPECT_EQ(planner->Push(lengths, {1e308, 1e308, 0}).status().code(),
+            absl::StatusCode::kOutOfRange);
+}
+
+// A state holding extra costs (outliers waiting, documents carried over)
+// saves them: the restored planner saves the same bytes and plans the same
+// steps bit for bit; corrupted extra costs are refused.
+TEST(StreamingStepPlannerTest, SaveRestoreKeepsTheExtraCosts) {
+  util::Rng rng(8);
+  auto model = Quadratic();
+  StepPlannerOptions stream;
+  stream.tokens_per_step = 1500;
+  stream.outlier_min_tokens = 200;
+  stream.max_outliers_per_step = 1;
+  auto a = *StreamingStepPlanner::Create(Step(), stream, model);
+  std::vector<std::vector<int64_t>> batches;
+  std::vector<std::vector<double>> extras;
+  for (int i = 0; i < 10; ++i) {
+    batches.push_back(Batch(rng, 25, 0.15));
+    extras.push_back(Extras(rng, 25));
+  }
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(a->Push(batches[i], extras[i]).ok());
+    ASSERT_TRUE(a->Next().ok());
+  }
+  ASSERT_GT(a->pending_documents(), 0);
+  const std::string saved = a->Save();
+  auto b = StreamingStepPlanner::Restore(saved, model);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)->Save(), saved);
+  // The same state with the extra costs forgotten plans differently: the
+  // saved extra costs are what keeps the plans identical.
+  auto forgetful = *StreamingStepPlanner::Create(Step(), stream, model);
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(forgetful->Push(batches[i]).ok());
+    ASSERT_TRUE(forgetful->Next().ok());
+  }
+  bool differs = false;
+  for (int i = 4; i < 10; ++i) {
+    const bool with_extra = i % 2 == 0;  // mixed pushes after the restore too
+    for (auto* p : {&a, &(*b)}) {
+      ASSERT_TRUE(with_extra ? (*p)->Push(batches[i], extras[i]).ok()
+                             : (*p)->Push(batches[i]).ok());
+    }
+    ASSERT_TRUE(forgetful->Push(batches[i]).ok());
+    Plan pa = *a->Next(), pb = *(*b)->Next(), pf = *forgetful->Next();
+    EXPECT_TRUE(SamePlan(pa, pb)) << "step " << i;
+    EXPECT_TRUE(SameMetrics(pa, pb)) << "step " << i;
+    differs = differs || !SamePlan(pa, pf);
+  }
+  EXPECT_TRUE(differs);
+  EXPECT_EQ(a->Save(), (*b)->Save());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/large_buffer.h"
 #include "util/vector_pool.h"
 
 namespace flopspack::pack {
@@ -83,6 +84,48 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
     }
   }
   return order;
+}
+
+SortedItems CostDescendingItems(absl::Span<const double> costs, absl::Span<const int64_t> lengths,
+                                int64_t max_length) {
+  const size_t n = costs.size();
+  SortedItems out;
+  out.lengths = util::LargeVector<int64_t>(n);
+  out.costs = util::LargeVector<double>(n);
+  auto gather = [&] {
+    for (size_t k = 0; k < n; ++k) {
+      out.lengths[k] = lengths[out.order[k]];
+      out.costs[k] = costs[out.order[k]];
+    }
+  };
+  if (n < kCostOrderRadixMin || max_length > 4 * static_cast<int64_t>(n) + (int64_t{1} << 16)) {
+    out.order = CostDescendingOrder(costs);
+    gather();
+    return out;
+  }
+  // As the overload above: a stable counting sort on max_length - length.
+  std::vector<int32_t> start = util::PooledVector<int32_t>(static_cast<size_t>(max_length) + 1);
+  util::GiveBackOnExit give_back(start);
+  for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
+  for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  out.order = util::PooledVector<int32_t>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t at = start[static_cast<size_t>(max_length - lengths[i])]++;
+    out.order[at] = static_cast<int32_t>(i);
+    out.lengths[at] = lengths[i];
+    out.costs[at] = costs[i];
+  }
+  for (size_t k = 1; k < n; ++k) {
+    const double a = out.costs[k - 1] == 0 ? 0.0 : out.costs[k - 1];
+    const double b = out.costs[k] == 0 ? 0.0 : out.costs[k];
+    if (a < b || (a == b && out.order[k - 1] > out.order[k])) {
+      util::Recycle(out.order);
+      out.order = CostDescendingOrder(costs);
+      gather();
+      return out;
+    }
+  }
+  return out;
 }
 
 }  // namespace flopspack::pack

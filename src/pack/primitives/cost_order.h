@@ -38,6 +38,19 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs);
 std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
                                          absl::Span<const int64_t> lengths, int64_t max_length);
 
+// The order of the overload above with the items' lengths and costs copied
+// into it (sorted_lengths[k] = lengths[order[k]], the same for costs), the
+// step planner's working arrays. The counting sort writes them as it
+// places each item, and checks the order on them sequentially, instead of
+// a gather and a check that each read memory at random.
+struct SortedItems {
+  std::vector<int32_t> order;
+  std::vector<int64_t> lengths;
+  std::vector<double> costs;
+};
+SortedItems CostDescendingItems(absl::Span<const double> costs, absl::Span<const int64_t> lengths,
+                                int64_t max_length);
+
 }  // namespace flopspack::pack
 
 #endif  // FLOPSPACK_PACK_PRIMITIVES_COST_ORDER_H_

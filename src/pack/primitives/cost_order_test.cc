@@ -74,6 +74,33 @@ TEST(CostOrderTest, LengthShortcutGivesTheCostOrder) {
   }
 }
 
+// CostDescendingItems: the same order (whichever sort produced it), and the
+// lengths and costs copied in it, small inputs included.
+TEST(CostOrderTest, ItemsComeInTheCostOrder) {
+  util::Rng rng(48);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int64_t max_length = 1 + static_cast<int64_t>(rng.Below(3000));
+    std::vector<int64_t> lengths(rng.Below(2 * kCostOrderRadixMin) + rng.Below(4000) * (trial % 2));
+    for (int64_t& l : lengths) l = 1 + static_cast<int64_t>(rng.Below(max_length));
+    std::vector<double> costs(lengths.size());
+    for (size_t i = 0; i < costs.size(); ++i) {
+      const double l = static_cast<double>(lengths[i]);
+      costs[i] = trial % 3 == 0   ? l * l + 3 * l
+                 : trial % 3 == 1 ? std::min(l, 50.0)
+                                  : rng.Uniform();
+    }
+    const std::vector<int32_t> expected = CostDescendingOrder(costs);
+    const SortedItems sorted = CostDescendingItems(costs, lengths, max_length);
+    ASSERT_EQ(sorted.order, expected) << "trial " << trial;
+    ASSERT_EQ(sorted.lengths.size(), expected.size());
+    ASSERT_EQ(sorted.costs.size(), expected.size());
+    for (size_t k = 0; k < expected.size(); ++k) {
+      ASSERT_EQ(sorted.lengths[k], lengths[expected[k]]) << "trial " << trial << " at " << k;
+      ASSERT_EQ(sorted.costs[k], costs[expected[k]]) << "trial " << trial << " at " << k;
+    }
+  }
+}
+
 // Costs that agree in their top 32 bits (a relative difference below 1e-6)
 // still come out in exact order: the radix sort reads all 64 bits.
 TEST(CostOrderTest, ExactOnNearlyEqualCosts) {

@@ -39,13 +39,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
-#include <set>
 #include <utility>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "pack/primitives/group_limits.h"
+#include "util/vector_pool.h"
 
 namespace flopspack::pack {
 
@@ -128,27 +129,99 @@ struct LocalSearchOptions {
 };
 
 // Groups ordered by (load, index): the heaviest, and the lightest few in
-// order. Update after a group's load changes.
+// order. Update after a group's load changes. A tournament tree over the
+// groups whose every node holds the least and the greatest (load, index)
+// below it, in flat arrays (from the thread's vector pool, if any): O(k) to
+// build, O(log k) per update along a path fixed by the group, where an
+// ordered set made k allocations per call. Lightest takes the minimum out
+// count times and puts it back, so it lists exactly what an ordered set's
+// iteration would.
 class LoadOrder {
  public:
   explicit LoadOrder(absl::Span<const double> loads) {
-    for (size_t g = 0; g < loads.size(); ++g) set_.emplace(loads[g], static_cast<int32_t>(g));
-  }
-  int32_t Heaviest() const { return std::prev(set_.end())->second; }
-  // The `count` lightest groups other than `skip`, lightest first.
-  void Lightest(size_t count, int32_t skip, std::vector<int32_t>& out) const {
-    out.clear();
-    for (auto it = set_.begin(); it != set_.end() && out.size() < count; ++it) {
-      if (it->second != skip) out.push_back(it->second);
+    while (leaves_ < loads.size()) leaves_ *= 2;
+    storage_ = util::PooledVector<uint64_t>(8 * leaves_ + 2);
+    // 16-byte alignment for the 128-bit keys (the allocator's is 16).
+    nodes_ = storage_.data() + (reinterpret_cast<uintptr_t>(storage_.data()) % 16 == 0 ? 0 : 1);
+    for (size_t g = 0; g < leaves_; ++g) {
+      const Key key = g < loads.size() ? Make(loads[g], g) : kGone;
+      Store(leaves_ + g, key, g < loads.size() ? key : Key{0});
+    }
+    for (size_t i = leaves_ - 1; i >= 1; --i) {
+      Store(i, std::min(Min(2 * i), Min(2 * i + 1)), std::max(Max(2 * i), Max(2 * i + 1)));
     }
   }
-  void Update(int32_t g, double old_load, double new_load) {
-    set_.erase({old_load, g});
-    set_.emplace(new_load, g);
+  ~LoadOrder() { util::Recycle(storage_); }
+  LoadOrder(const LoadOrder&) = delete;
+  LoadOrder& operator=(const LoadOrder&) = delete;
+
+  int32_t Heaviest() const { return Index(Max(1)); }
+  // The `count` lightest groups other than `skip`, lightest first.
+  void Lightest(size_t count, int32_t skip, std::vector<int32_t>& out) {
+    out.clear();
+    taken_.clear();
+    while (out.size() < count && Min(1) != kGone) {
+      const Key top = Min(1);
+      const int32_t g = Index(top);
+      if (g != skip) out.push_back(g);
+      taken_.push_back(top);
+      SetMin(g, kGone);
+    }
+    for (const Key key : taken_) SetMin(Index(key), key);
+  }
+  void Update(int32_t g, double /*old_load*/, double new_load) {
+    const Key key = Make(new_load, static_cast<size_t>(g));
+    size_t i = leaves_ + static_cast<size_t>(g);
+    Key low = key, high = key;
+    Store(i, low, high);
+    while (i > 1) {
+      low = std::min(low, Min(i ^ 1));
+      high = std::max(high, Max(i ^ 1));
+      i >>= 1;
+      Store(i, low, high);
+    }
   }
 
  private:
-  std::set<std::pair<double, int32_t>> set_;
+  __extension__ typedef unsigned __int128 Key;
+  static constexpr Key kGone = ~Key{0};  // above every group
+  // (load, index) as one integer that orders as the pair does: the load's
+  // bits made monotone (negative loads flipped; -0.0 taken as +0.0, as
+  // comparisons of doubles do), then the index.
+  static Key Make(double load, size_t g) {
+    const double normal = load + 0.0;
+    uint64_t bits;
+    std::memcpy(&bits, &normal, sizeof bits);
+    bits = (bits >> 63) != 0 ? ~bits : bits | (uint64_t{1} << 63);
+    return (static_cast<Key>(bits) << 32) | static_cast<uint32_t>(g);
+  }
+  static int32_t Index(Key key) { return static_cast<int32_t>(static_cast<uint32_t>(key)); }
+  Key Min(size_t i) const { return Load(4 * i); }
+  Key Max(size_t i) const { return Load(4 * i + 2); }
+  Key Load(size_t word) const {
+    Key k;
+    std::memcpy(&k, nodes_ + word, sizeof k);
+    return k;
+  }
+  void Store(size_t i, Key low, Key high) {
+    std::memcpy(nodes_ + 4 * i, &low, sizeof low);
+    std::memcpy(nodes_ + 4 * i + 2, &high, sizeof high);
+  }
+  // Replays the minima only (Lightest's temporary removals).
+  void SetMin(int32_t g, Key key) {
+    size_t i = leaves_ + static_cast<size_t>(g);
+    std::memcpy(nodes_ + 4 * i, &key, sizeof key);
+    while (i > 1) {
+      key = std::min(key, Min(i ^ 1));
+      i >>= 1;
+      std::memcpy(nodes_ + 4 * i, &key, sizeof key);
+    }
+  }
+
+  std::vector<uint64_t> storage_;
+  uint64_t* nodes_ = nullptr;
+  size_t leaves_ = 1;
+  std::vector<Key> taken_;
 };
 
 template <class Neighbourhood>

@@ -8,12 +8,16 @@
 // 1. The first candidate group with an improving step wins.
 //
 // Complexity per candidate: O(M² s_H s_L) for 1-0/1-1 and O(M² m³) for the
-// pair swaps (m items per slot, pairs only in slots of up to kMaxPairItems).
+// pair swaps (m items per slot, pairs only in slots of up to kMaxPairItems);
+// O(n) once to link each slot's items, plus a copy of the items of each
+// group the search looks at (Arena).
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "pack/primitives/refine.h"
 #include "util/large_buffer.h"
+#include "util/vector_pool.h"
 
 namespace flopspack::pack {
 namespace {
@@ -24,68 +28,143 @@ struct Entry {
   int32_t item;
 };
 
+// Entries are stored as three 64-bit words (so the array is a plain
+// std::vector<uint64_t> a vector pool can keep between calls).
+constexpr size_t kWords = 3;
+inline Entry Decode(const uint64_t* w) {
+  Entry e;
+  std::memcpy(&e.length, w, sizeof e.length);
+  std::memcpy(&e.cost, w + 1, sizeof e.cost);
+  e.item = static_cast<int32_t>(w[2]);
+  return e;
+}
+inline void Encode(const Entry& e, uint64_t* w) {
+  std::memcpy(w, &e.length, sizeof e.length);
+  std::memcpy(w + 1, &e.cost, sizeof e.cost);
+  w[2] = static_cast<uint32_t>(e.item);
+}
+
+// A slot's items.
+struct Slice {
+  const uint64_t* words;
+  size_t count;
+  size_t size() const { return count; }
+  Entry operator[](size_t i) const { return Decode(words + kWords * i); }
+};
+
 // The slots' contents as slices of one flat array, so the search reads a
-// group's items from contiguous memory. A slice that outgrows its capacity
-// moves to the end of the array with double the room.
+// group's items from contiguous memory. A group's slices are filled the
+// first time the search looks at it (Touch): a step touches a handful of
+// groups, and copying all n items up front was half of the refinement's
+// time on 1.6M items (and tens of MB of fresh pages on every call). Until
+// then a slot's items are a linked list in item order (head_/next_, built
+// in one backward pass), so a slice holds its items in item order exactly
+// as an eager copy would. A slice that outgrows its capacity moves to the
+// end of the array with double the room.
 class Arena {
  public:
-  // slot[k] = slot of item k (or -1); entries keep item order.
-  Arena(absl::Span<const int32_t> slot, size_t slots, absl::Span<const int64_t> lengths,
-        absl::Span<const double> costs) {
-    begin_.resize(slots);
-    size_.assign(slots, 0);
-    capacity_.resize(slots);
-    for (int32_t w : slot) {
-      if (w >= 0) ++size_[w];
-    }
-    size_t total = 0;
-    for (size_t s = 0; s < slots; ++s) {
-      begin_[s] = total;
-      capacity_[s] = size_[s] + 4;
-      total += capacity_[s];
-      size_[s] = 0;
-    }
-    // Room for slices to move and double (Add) without reallocating the
-    // pool on every move.
-    pool_.reserve(total + total / 2 + 64);
-    util::AdviseHugePages(pool_.data(), pool_.capacity() * sizeof(Entry));
-    pool_.resize(total);
-    for (size_t k = 0; k < slot.size(); ++k) {
+  // slot[k] = slot of item k (or -1).
+  Arena(absl::Span<const int32_t> slot, size_t slots, int32_t slots_per_group,
+        absl::Span<const int64_t> lengths, absl::Span<const double> costs)
+      : lengths_(lengths),
+        costs_(costs),
+        m_(slots_per_group),
+        head_(util::PooledVector<int32_t>(slots, -1)),
+        next_(util::PooledVector<int32_t>(slot.size())),
+        begin_(util::PooledVector<uint64_t>(slots, kNotFilled)),
+        size_(util::PooledVector<int32_t>(slots, 0)),
+        capacity_(util::PooledVector<int32_t>(slots, 0)) {
+    size_t placed = 0;
+    for (size_t k = slot.size(); k-- > 0;) {
       const int32_t w = slot[k];
-      if (w >= 0)
-        pool_[begin_[w] + size_[w]++] = Entry{lengths[k], costs[k], static_cast<int32_t>(k)};
+      if (w < 0) continue;
+      next_[k] = head_[w];
+      head_[w] = static_cast<int32_t>(k);
+      ++placed;
+    }
+    // Room for every slice to be filled, move and double (Add) without
+    // reallocating: address space only, pages are touched as slices fill.
+    const size_t total = placed + 4 * slots;
+    const size_t room = total + total / 2 + 64;
+    words_ = util::PooledReserved<uint64_t>(kWords * room);
+    util::AdviseHugePages(words_.data(), kWords * room * sizeof(uint64_t));
+  }
+  ~Arena() {
+    util::Recycle(head_);
+    util::Recycle(next_);
+    util::Recycle(begin_);
+    util::Recycle(size_);
+    util::Recycle(capacity_);
+    util::Recycle(words_);
+  }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  // Fills group g's slices if they are not yet. Invalidates earlier items()
+  // spans (the array may grow).
+  void Touch(int32_t g) {
+    const size_t first = static_cast<size_t>(g) * m_;
+    if (begin_[first] != kNotFilled) return;
+    for (size_t s = first; s < first + m_; ++s) {
+      int32_t count = 0;
+      for (int32_t k = head_[s]; k >= 0; k = next_[k]) ++count;
+      const size_t at = size();
+      begin_[s] = at;
+      capacity_[s] = count + 4;
+      Grow(at + capacity_[s]);
+      size_t out = at;
+      for (int32_t k = head_[s]; k >= 0; k = next_[k], ++out) {
+        Put(out, Entry{lengths_[k], costs_[k], k});
+      }
+      size_[s] = count;
     }
   }
-  absl::Span<const Entry> items(int32_t s) const {
-    return absl::MakeConstSpan(pool_.data() + begin_[s], size_[s]);
+  // Slot s's items; its group must have been touched.
+  Slice items(int32_t s) const {
+    return Slice{words_.data() + kWords * begin_[s], static_cast<size_t>(size_[s])};
   }
   Entry Remove(int32_t s, int32_t pos) {
-    Entry* base = pool_.data() + begin_[s];
-    const Entry e = base[pos];
-    base[pos] = base[--size_[s]];
+    const size_t at = begin_[s] + pos, last = begin_[s] + --size_[s];
+    const Entry e = Get(at);
+    Put(at, Get(last));
     return e;
   }
   void Add(int32_t s, const Entry& e) {
     if (size_[s] == capacity_[s]) {
-      const size_t moved = pool_.size();
-      pool_.resize(moved + 2 * capacity_[s]);
-      std::copy(pool_.begin() + begin_[s], pool_.begin() + begin_[s] + size_[s],
-                pool_.begin() + moved);
+      const size_t moved = size(), from = begin_[s];
+      Grow(moved + 2 * capacity_[s]);
+      for (int32_t i = 0; i < size_[s]; ++i) {
+        Put(moved + i, Get(from + i));
+      }
       begin_[s] = moved;
       capacity_[s] *= 2;
     }
-    pool_[begin_[s] + size_[s]++] = e;
+    Put(begin_[s] + size_[s]++, e);
   }
-  // Writes each item's slot into slot.
+  // Writes the slot of each item of the touched groups into slot (the
+  // others' items did not move).
   void Export(absl::Span<int32_t> slot) const {
     for (size_t s = 0; s < begin_.size(); ++s) {
-      for (const Entry& e : items(static_cast<int32_t>(s))) slot[e.item] = static_cast<int32_t>(s);
+      if (begin_[s] == kNotFilled) continue;
+      const Slice slice = items(static_cast<int32_t>(s));
+      for (size_t i = 0; i < slice.size(); ++i) slot[slice[i].item] = static_cast<int32_t>(s);
     }
   }
 
  private:
-  std::vector<Entry> pool_;
-  std::vector<size_t> begin_;
+  static constexpr uint64_t kNotFilled = ~uint64_t{0};
+  // Within the reserved room, so spans into the arrays stay valid until
+  // the next Touch or Add.
+  size_t size() const { return words_.size() / kWords; }
+  void Grow(size_t entries) { words_.resize(kWords * entries); }
+  Entry Get(size_t at) const { return Decode(words_.data() + kWords * at); }
+  void Put(size_t at, const Entry& e) { Encode(e, words_.data() + kWords * at); }
+  absl::Span<const int64_t> lengths_;
+  absl::Span<const double> costs_;
+  const int32_t m_;
+  std::vector<int32_t> head_, next_;
+  std::vector<uint64_t> words_;
+  std::vector<uint64_t> begin_;
   std::vector<int32_t> size_, capacity_;
 };
 
@@ -131,6 +210,8 @@ class SlotNeighbourhood {
       for (int32_t j = 0; j < m_ && !room; ++j) room = tokens_[l * m_ + j] < cap_;
       if (!room) return false;
     }
+    arena_.Touch(h);
+    arena_.Touch(l);
     bool found = false;
     auto consider = [&](double delta, int32_t slot_h, int32_t slot_l, int32_t h0, int32_t h1,
                         int32_t l0, int32_t l1) {
@@ -144,17 +225,17 @@ class SlotNeighbourhood {
     for (int32_t jh = 0; jh < m_; ++jh) {
       const int32_t slot_h = h * m_ + jh;
       const int64_t free_h = cap_ - tokens_[slot_h];
-      const absl::Span<const Entry> a = arena_.items(slot_h);
+      const Slice a = arena_.items(slot_h);
       for (int32_t jl = 0; jl < m_; ++jl) {
         const int32_t slot_l = l * m_ + jl;
         const int64_t free_l = cap_ - tokens_[slot_l];
         if (!pairs && monotone_ && free_l == 0) continue;
-        const absl::Span<const Entry> b = arena_.items(slot_l);
+        const Slice b = arena_.items(slot_l);
         // tokens_moved = tokens leaving H for L; needs -free_h <= it <= free_l.
         auto fits = [&](int64_t moved) { return moved <= free_l && -moved <= free_h; };
         const int32_t na = static_cast<int32_t>(a.size()), nb = static_cast<int32_t>(b.size());
         for (int32_t x = 0; x < na; ++x) {
-          const Entry& ea = a[x];
+          const Entry ea = a[x];
           if (!pairs) {
             if (fits(ea.length)) consider(ea.cost, slot_h, slot_l, x, -1, -1, -1);
             for (int32_t y = 0; y < nb; ++y) {
@@ -175,7 +256,7 @@ class SlotNeighbourhood {
           }
           if (na > static_cast<int32_t>(kMaxPairItems)) continue;
           for (int32_t x2 = x + 1; x2 < na; ++x2) {
-            const Entry& ea2 = a[x2];
+            const Entry ea2 = a[x2];
             for (int32_t y = 0; y < nb; ++y) {
               if (fits(ea.length + ea2.length - b[y].length)) {
                 consider(ea.cost + ea2.cost - b[y].cost, slot_h, slot_l, x, x2, y, -1);
@@ -222,7 +303,8 @@ class SlotNeighbourhood {
   double Sum(int32_t g) const {
     double total = 0;
     for (int32_t j = 0; j < m_; ++j) {
-      for (const Entry& e : arena_.items(g * m_ + j)) total += e.cost;
+      const Slice slice = arena_.items(g * m_ + j);
+      for (size_t i = 0; i < slice.size(); ++i) total += slice[i].cost;
     }
     return total;
   }
@@ -243,7 +325,7 @@ RefineStats RefineSlots(absl::Span<const int64_t> lengths, absl::Span<const doub
                         absl::Span<int64_t> slot_tokens, absl::Span<int32_t> slot) {
   if (options.num_groups <= 1 || options.max_steps <= 0) return {};
   const size_t slots = static_cast<size_t>(options.num_groups) * options.slots_per_group;
-  Arena arena(slot, slots, lengths, costs);
+  Arena arena(slot, slots, options.slots_per_group, lengths, costs);
   SlotNeighbourhood neighbourhood(arena, slot_tokens, group_cost, options);
   LocalSearchOptions search;
   search.max_steps = options.max_steps;

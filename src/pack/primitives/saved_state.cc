@@ -66,12 +66,18 @@ absl::StatusOr<StateReader> StateReader::Open(absl::string_view bytes, const Sta
     return CorruptState(format, "checksum mismatch");
   }
   const uint64_t version = LoadU64(bytes.data() + kMagicBytes);
-  if (version != format.version) {
+  const uint64_t oldest = format.oldest_version == 0 ? format.version : format.oldest_version;
+  if (version < oldest || version > format.version) {
+    if (oldest == format.version) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s state: format version %u, this library reads version %u", format.name,
+                          version, format.version));
+    }
     return absl::InvalidArgumentError(
-        absl::StrFormat("%s state: format version %u, this library reads version %u", format.name,
-                        version, format.version));
+        absl::StrFormat("%s state: format version %u, this library reads versions %u to %u",
+                        format.name, version, oldest, format.version));
   }
-  return StateReader(body.substr(kMagicBytes + 8), format);
+  return StateReader(body.substr(kMagicBytes + 8), format, version);
 }
 
 bool StateReader::U64(uint64_t* v) {

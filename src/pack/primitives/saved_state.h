@@ -26,11 +26,14 @@
 namespace flopspack::pack {
 
 // What identifies one object's format: its magic, the version this library
-// writes and reads, and the name its error messages use ("step planner").
+// writes, the name its error messages use ("step planner"), and the oldest
+// version it still reads (0 = only `version`; the object then reads each
+// older layout itself, StateReader::version() tells which).
 struct StateFormat {
   char magic[8];
   uint64_t version;
   const char* name;
+  uint64_t oldest_version = 0;
 };
 
 uint64_t Fnv1a64(absl::string_view bytes);
@@ -54,8 +57,9 @@ class StateWriter {
 
 class StateReader {
  public:
-  // Checks length, magic, checksum and version, in that order; the reader
-  // then yields the fields between the version and the checksum.
+  // Checks length, magic, checksum and version (oldest_version ..
+  // version), in that order; the reader then yields the fields between the
+  // version and the checksum.
   static absl::StatusOr<StateReader> Open(absl::string_view bytes, const StateFormat& format);
 
   // Each returns false (and reads nothing) when fewer than 8 bytes are left.
@@ -66,16 +70,19 @@ class StateReader {
   // all fit in the bytes left.
   bool Count(uint64_t record_bytes, uint64_t* n);
   size_t remaining() const { return fields_.size() - pos_; }
+  // The version the bytes were written in.
+  uint64_t version() const { return version_; }
 
   // CorruptState(format, what).
   absl::Status Corrupt(absl::string_view what) const;
 
  private:
-  StateReader(absl::string_view fields, const StateFormat& format)
-      : fields_(fields), format_(&format) {}
+  StateReader(absl::string_view fields, const StateFormat& format, uint64_t version)
+      : fields_(fields), format_(&format), version_(version) {}
   absl::string_view fields_;
   size_t pos_ = 0;
   const StateFormat* format_;
+  uint64_t version_;
 };
 
 }  // namespace flopspack::pack

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 
 namespace flopspack::pack {
@@ -75,6 +76,35 @@ TEST(SavedStateTest, MessagesSayWhatIsWrong) {
   StateWriter w(newer);
   EXPECT_EQ(StateReader::Open(std::move(w).Finish(), kFormat).status().message(),
             "test object state: format version 4, this library reads version 3");
+}
+
+// A format that still reads older versions accepts each of them (and says
+// which one it read), and names the range when it refuses one.
+TEST(SavedStateTest, ReadsTheVersionsOfItsRange) {
+  StateFormat reads_two = kFormat;
+  reads_two.oldest_version = 2;
+  for (uint64_t version : {uint64_t{2}, uint64_t{3}}) {
+    StateFormat writer = kFormat;
+    writer.version = version;
+    StateWriter w(writer);
+    w.I64(-7);
+    absl::StatusOr<StateReader> r = StateReader::Open(std::move(w).Finish(), reads_two);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->version(), version);
+    int64_t v = 0;
+    EXPECT_TRUE(r->I64(&v));
+    EXPECT_EQ(v, -7);
+  }
+  for (uint64_t version : {uint64_t{1}, uint64_t{4}}) {
+    StateFormat writer = kFormat;
+    writer.version = version;
+    StateWriter w(writer);
+    EXPECT_EQ(StateReader::Open(std::move(w).Finish(), reads_two).status().message(),
+              absl::StrFormat("test object state: format version %d, this library reads "
+                              "versions 2 to 3",
+                              version));
+  }
+  EXPECT_EQ(StateReader::Open(Sample(), kFormat)->version(), 3u);
 }
 
 // A count larger than the bytes left could hold is refused before anyone

@@ -1216,6 +1216,30 @@ extern "C" {
         out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
 }
+extern "C" {
+    pub fn flopspack_simulate_with_extra_costs(
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_simulate_options,
+        out: *mut *mut flopspack_simulate_result,
+    ) -> flopspack_status;
+}
+extern "C" {
+    pub fn flopspack_simulate_sweep_with_extra_costs(
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_simulate_options,
+        rank_counts: *const u64,
+        num_counts: usize,
+        sampled_efficiency: *mut f64,
+        predicted_efficiency: *mut f64,
+        relative_throughput: *mut f64,
+    ) -> flopspack_status;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct flopspack_step_context {
@@ -1248,4 +1272,13 @@ extern "C" {
 }
 extern "C" {
     pub fn flopspack_step_context_destroy(context: *mut flopspack_step_context);
+}
+extern "C" {
+    pub fn flopspack_step_planner_push_with_extra_costs(
+        planner: *mut flopspack_step_planner,
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        first_id: *mut i64,
+    ) -> flopspack_status;
 }

@@ -907,6 +907,26 @@ extern "C" {
         n: usize,
         out: *mut *mut flopspack_plan,
     ) -> flopspack_status;
+    pub fn flopspack_simulate_with_extra_costs(
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_simulate_options,
+        out: *mut *mut flopspack_simulate_result,
+    ) -> flopspack_status;
+    pub fn flopspack_simulate_sweep_with_extra_costs(
+        lengths: *const i64,
+        extra_costs: *const f64,
+        n: usize,
+        model: *const flopspack_cost_model,
+        options: *const flopspack_simulate_options,
+        rank_counts: *const u64,
+        num_counts: usize,
+        sampled_efficiency: *mut f64,
+        predicted_efficiency: *mut f64,
+        relative_throughput: *mut f64,
+    ) -> flopspack_status;
     pub fn flopspack_step_context_create(out: *mut *mut flopspack_step_context)
         -> flopspack_status;
     pub fn flopspack_step_context_reserve(
@@ -935,6 +955,13 @@ extern "C" {
     pub fn flopspack_step_planner_push(
         planner: *mut flopspack_step_planner,
         lengths: *const i64,
+        n: usize,
+        first_id: *mut i64,
+    ) -> flopspack_status;
+    pub fn flopspack_step_planner_push_with_extra_costs(
+        planner: *mut flopspack_step_planner,
+        lengths: *const i64,
+        extra_costs: *const f64,
         n: usize,
         first_id: *mut i64,
     ) -> flopspack_status;

@@ -62,8 +62,8 @@ pub use planner::{
 };
 pub use quality::{EvaluateOptions, PolynomialCoefficients, PredictionQuality};
 pub use simulate::{
-    simulate, simulate_sweep, SimPolicy, SimSeries, SimulateOptions, Simulation, SimulationSummary,
-    Sweep,
+    simulate, simulate_sweep, simulate_sweep_with_extra_costs, simulate_with_extra_costs,
+    SimPolicy, SimSeries, SimulateOptions, Simulation, SimulationSummary, Sweep,
 };
 pub use stats::{
     Binning, HistogramOptions, Stats, StatsComparison, StatsSummary, StatsTail, Weighting,

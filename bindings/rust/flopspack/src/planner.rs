@@ -364,6 +364,59 @@ impl StepPlanner {
         Ok(first)
     }
 
+    /// [`StepPlanner::push`] where document i also carries `extra_costs[i]`
+    /// (finite, non-negative: a vision encoder's work on its images, say),
+    /// added to the model's cost of its tokens and kept while it waits: a
+    /// step plans its documents as [`plan_step_with_extra_costs`] would,
+    /// documents pushed without counting 0. `None` = none, the same as
+    /// [`StepPlanner::push`]. All or none.
+    ///
+    /// ```
+    /// use flopspack::{plan_step_with_extra_costs, CostModel, StepOptions, StepPlanner};
+    ///
+    /// let model = CostModel::tokens()?;
+    /// let options = StepOptions { microbatches_per_rank: 1, ..StepOptions::new(2, 4096) };
+    /// let mut planner = StepPlanner::new(&model, &options, &Default::default())?;
+    /// let (lengths, extra) = ([100, 100, 10, 100], [0.0, 0.0, 1e6, 0.0]);
+    /// assert_eq!(planner.push_with_extra_costs(&lengths, Some(&extra))?, 0);
+    /// let plan = planner.next_plan()?;
+    /// let direct = plan_step_with_extra_costs(&lengths, Some(&extra), &model, &options)?;
+    /// assert!(plan.groups().any(|g| g.items == [2]));
+    /// assert!(plan.groups().eq(direct.groups()));
+    /// # Ok::<(), flopspack::Error>(())
+    /// ```
+    pub fn push_with_extra_costs(
+        &mut self,
+        lengths: &[i64],
+        extra_costs: Option<&[f64]>,
+    ) -> Result<i64> {
+        if let Some(e) = extra_costs {
+            if e.len() != lengths.len() {
+                return Err(Error::new(
+                    Status::InvalidArgument,
+                    format!(
+                        "extra_costs has {} entries for {} lengths",
+                        e.len(),
+                        lengths.len()
+                    ),
+                ));
+            }
+        }
+        let mut first = 0i64;
+        let extra = extra_costs.map_or(ptr::null(), |e| e.as_ptr());
+        // SAFETY: live slices (extra NULL or as long as lengths) and a local.
+        check(unsafe {
+            sys::flopspack_step_planner_push_with_extra_costs(
+                self.raw.as_ptr(),
+                lengths.as_ptr(),
+                extra,
+                lengths.len(),
+                &mut first,
+            )
+        })?;
+        Ok(first)
+    }
+
     /// Plans the next step.
     pub fn next_plan(&mut self) -> Result<Plan> {
         let mut raw = ptr::null_mut();

@@ -2,7 +2,7 @@
 //! padding at N GPUs under a packing policy.
 
 use crate::cost::CostModel;
-use crate::error::{check, Result};
+use crate::error::{check, Error, Result, Status};
 use crate::planner::{PipelineSchedule, SyncModel};
 use crate::stats::Stats;
 use crate::sys;
@@ -289,6 +289,106 @@ pub fn simulate_sweep(
     model.explain(check(unsafe {
         sys::flopspack_simulate_sweep(
             lengths.as_ptr(),
+            lengths.len(),
+            model.as_ptr(),
+            &c,
+            rank_counts.as_ptr(),
+            n,
+            out.sampled_efficiency.as_mut_ptr(),
+            out.predicted_efficiency.as_mut_ptr(),
+            out.relative_throughput.as_mut_ptr(),
+        )
+    }))?;
+    Ok(out)
+}
+
+fn check_extra_costs(extra_costs: Option<&[f64]>, lengths: &[i64]) -> Result<*const f64> {
+    match extra_costs {
+        None => Ok(ptr::null()),
+        Some(e) if e.len() == lengths.len() => Ok(e.as_ptr()),
+        Some(e) => Err(Error::new(
+            Status::InvalidArgument,
+            format!(
+                "extra_costs has {} entries for {} lengths",
+                e.len(),
+                lengths.len()
+            ),
+        )),
+    }
+}
+
+/// [`simulate`] where document i costs the model's cost of its tokens plus
+/// `extra_costs[i]` (finite, non-negative: a vision encoder's work on its
+/// images, say; `flopspack_simulate_with_extra_costs`): a document's pieces
+/// carry it in proportion to their tokens, the planner policies balance the
+/// full cost, and the documents drawn per step do not change. `None` =
+/// none, the same run as [`simulate`].
+///
+/// ```
+/// use flopspack::{simulate_with_extra_costs, CostModel, SimSeries, SimulateOptions};
+///
+/// let model = CostModel::tokens()?;
+/// let options = SimulateOptions {
+///     num_ranks: 1, tokens_per_microbatch: 8, num_steps: 2, record_steps: true,
+///     ..Default::default()
+/// };
+/// let run = simulate_with_extra_costs(&[3, 5], Some(&[10.0, 100.0]), &model, &options, None)?;
+/// assert_eq!(run.series(SimSeries::StepTime)?, vec![118.0, 118.0]);
+/// # Ok::<(), flopspack::Error>(())
+/// ```
+pub fn simulate_with_extra_costs(
+    lengths: &[i64],
+    extra_costs: Option<&[f64]>,
+    model: &CostModel,
+    options: &SimulateOptions,
+    mut progress: Option<Progress>,
+) -> Result<Simulation> {
+    let extra = check_extra_costs(extra_costs, lengths)?;
+    let c = to_c(options, &mut progress);
+    let mut raw = ptr::null_mut();
+    // SAFETY: the options (and the progress closure they point to) live on
+    // this stack frame through the synchronous call; extra is NULL or as
+    // long as lengths.
+    model.explain(check(unsafe {
+        sys::flopspack_simulate_with_extra_costs(
+            lengths.as_ptr(),
+            extra,
+            lengths.len(),
+            model.as_ptr(),
+            &c,
+            &mut raw,
+        )
+    }))?;
+    Ok(Simulation {
+        raw: NonNull::new(raw).expect("NULL result"),
+    })
+}
+
+/// [`simulate_sweep`] with per-document extra costs, as
+/// [`simulate_with_extra_costs`] (`None` = none).
+pub fn simulate_sweep_with_extra_costs(
+    lengths: &[i64],
+    extra_costs: Option<&[f64]>,
+    model: &CostModel,
+    options: &SimulateOptions,
+    rank_counts: &[u64],
+    mut progress: Option<Progress>,
+) -> Result<Sweep> {
+    let extra = check_extra_costs(extra_costs, lengths)?;
+    let c = to_c(options, &mut progress);
+    let n = rank_counts.len();
+    let mut out = Sweep {
+        rank_counts: rank_counts.to_vec(),
+        sampled_efficiency: vec![0.0; n],
+        predicted_efficiency: vec![0.0; n],
+        relative_throughput: vec![0.0; n],
+    };
+    // SAFETY: every output holds rank_counts.len() entries; extra is NULL or
+    // as long as lengths.
+    model.explain(check(unsafe {
+        sys::flopspack_simulate_sweep_with_extra_costs(
+            lengths.as_ptr(),
+            extra,
             lengths.len(),
             model.as_ptr(),
             &c,

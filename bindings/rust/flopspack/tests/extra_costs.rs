@@ -1,8 +1,9 @@
-//! plan_step_with_extra_costs: documents whose cost is the model's cost of
-//! their tokens plus their own extra cost.
+//! plan_step_with_extra_costs and StepPlanner::push_with_extra_costs:
+//! documents whose cost is the model's cost of their tokens plus their own
+//! extra cost.
 use flopspack::{
     multimodal_costs, plan_step, plan_step_with_extra_costs, CostModel, Status, StepOptions,
-    TransformerConfig,
+    StepPlanner, StepPlannerOptions, TransformerConfig,
 };
 
 #[test]
@@ -174,4 +175,137 @@ fn pack_with_extra_costs_adds_them_and_rejects_bad_ones() {
         assert_eq!(err.status(), status, "{:?}", extra);
         assert!(err.message().contains(fragment), "{}", err.message());
     }
+}
+
+fn same_plan(a: &flopspack::Plan, b: &flopspack::Plan) {
+    assert!(a.groups().eq(b.groups()));
+    let bits =
+        |p: &flopspack::Plan| -> Vec<u64> { p.groups().map(|g| g.info.cost.to_bits()).collect() };
+    assert_eq!(bits(a), bits(b));
+    assert_eq!(a.deferred(), b.deferred());
+    assert_eq!(format!("{:?}", a.metrics()), format!("{:?}", b.metrics()));
+}
+
+fn planner_options() -> StepOptions {
+    StepOptions {
+        microbatches_per_rank: 4,
+        ..StepOptions::new(4, 1024)
+    }
+}
+
+/// One step of documents pushed with extra costs, without, and with None:
+/// plan_step_with_extra_costs's plan with zeros filled in, bit for bit.
+#[test]
+fn step_planner_push_with_extra_costs_is_plan_step_with_extra_costs() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1.0 / 1024.0).unwrap();
+    let options = planner_options();
+    for seed in 1..=3u64 {
+        let lengths: Vec<i64> = (0..30)
+            .map(|i| 1 + ((i + 1) * 7919 * seed as i64) % 500)
+            .collect(); // one step
+        let extra: Vec<f64> = (0..30)
+            .map(|i| {
+                if i % 4 == 0 {
+                    0.0
+                } else {
+                    1000.0 + 313.0 * i as f64
+                }
+            })
+            .collect();
+        let mut planner =
+            StepPlanner::new(&model, &options, &StepPlannerOptions::default()).unwrap();
+        assert_eq!(planner.push(&lengths[..10]).unwrap(), 0);
+        assert_eq!(
+            planner
+                .push_with_extra_costs(&lengths[10..20], Some(&extra[10..20]))
+                .unwrap(),
+            10
+        );
+        assert_eq!(
+            planner.push_with_extra_costs(&lengths[20..], None).unwrap(),
+            20
+        );
+        let mut filled = vec![0.0; 30];
+        filled[10..20].copy_from_slice(&extra[10..20]);
+        let stepped = planner.next_plan().unwrap();
+        let direct = plan_step_with_extra_costs(&lengths, Some(&filled), &model, &options).unwrap();
+        same_plan(&stepped, &direct);
+        // All with extra costs, one push.
+        let mut all = StepPlanner::new(&model, &options, &StepPlannerOptions::default()).unwrap();
+        all.push_with_extra_costs(&lengths, Some(&extra)).unwrap();
+        let direct = plan_step_with_extra_costs(&lengths, Some(&extra), &model, &options).unwrap();
+        same_plan(&all.next_plan().unwrap(), &direct);
+    }
+}
+
+#[test]
+fn step_planner_bad_extra_costs_change_nothing() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1.0 / 1024.0).unwrap();
+    let options = planner_options();
+    let mut planner = StepPlanner::new(&model, &options, &StepPlannerOptions::default()).unwrap();
+    planner
+        .push_with_extra_costs(&[40, 50], Some(&[2.5, 0.0]))
+        .unwrap();
+    let before = planner.save().unwrap();
+    let rows: [&[f64]; 6] = [
+        &[0.0, -1.0, 0.0],
+        &[0.0, 0.0, f64::NAN],
+        &[f64::INFINITY, 0.0, 0.0],
+        &[1e308, 1e308, 0.0],
+        &[0.0, 0.0],
+        &[],
+    ];
+    for extra in rows {
+        let want =
+            plan_step_with_extra_costs(&[10, 20, 30], Some(extra), &model, &options).unwrap_err();
+        let got = planner
+            .push_with_extra_costs(&[10, 20, 30], Some(extra))
+            .unwrap_err();
+        assert_eq!(got.status(), want.status(), "{extra:?}");
+        assert_eq!(got.message(), want.message(), "{extra:?}");
+        assert_eq!(planner.save().unwrap(), before, "{extra:?}");
+    }
+}
+
+#[test]
+fn step_planner_save_restore_keeps_extra_costs() {
+    let model = CostModel::polynomial(0.0, 0.0, 1.0, 1.0 / 1024.0).unwrap();
+    let options = StepOptions {
+        microbatches_per_rank: 2,
+        ..StepOptions::new(4, 1024)
+    };
+    let queue = StepPlannerOptions {
+        tokens_per_step: 7000,
+        outlier_min_tokens: 900,
+        max_outliers_per_step: 1,
+        ..StepPlannerOptions::default()
+    };
+    let lengths: Vec<i64> = (0..240).map(|i| 1 + (i * 7919) % 1024).collect();
+    let extra: Vec<f64> = (0..240)
+        .map(|i| {
+            if i % 3 == 0 {
+                0.0
+            } else {
+                5000.0 + 37.0 * i as f64
+            }
+        })
+        .collect();
+    let mut a = StepPlanner::new(&model, &options, &queue).unwrap();
+    a.push_with_extra_costs(&lengths[..120], Some(&extra[..120]))
+        .unwrap();
+    a.next_plan().unwrap();
+    a.next_plan().unwrap();
+    let state = a.save().unwrap();
+    let mut b = StepPlanner::restore(&state, &model).unwrap();
+    assert_eq!(b.save().unwrap(), state);
+    for p in [&mut a, &mut b] {
+        p.push(&lengths[120..180]).unwrap();
+        p.push_with_extra_costs(&lengths[180..], Some(&extra[180..]))
+            .unwrap();
+    }
+    for _ in 0..30 {
+        // ~17 steps drain the queue
+        same_plan(&a.next_plan().unwrap(), &b.next_plan().unwrap());
+    }
+    assert_eq!(a.pending().documents, 0);
 }
