@@ -1429,7 +1429,7 @@ std::vector<Row> Rows() {
         static const double extra[] = {0, 1, -1};
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
         const flopspack_status s =
-            flopspack_simulate_with_extra_costs(kThree, extra, 3, Tokens(), nullptr, &result);
+            flopspack_simulate_with_extra_costs(kThree, extra, 3, ErrorsTokens(), nullptr, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1440,7 +1440,7 @@ std::vector<Row> Rows() {
         static const double extra[] = {1e308, 1e308, 0};
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
         const flopspack_status s =
-            flopspack_simulate_with_extra_costs(kThree, extra, 3, Tokens(), nullptr, &result);
+            flopspack_simulate_with_extra_costs(kThree, extra, 3, ErrorsTokens(), nullptr, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });
@@ -1450,8 +1450,8 @@ std::vector<Row> Rows() {
       [](Outs& o) {
         static const double extra[] = {0, 1, 2};
         auto* result = reinterpret_cast<flopspack_simulate_result*>(o.plan);
-        const flopspack_status s =
-            flopspack_simulate_with_extra_costs(nullptr, extra, 3, Tokens(), nullptr, &result);
+        const flopspack_status s = flopspack_simulate_with_extra_costs(
+            nullptr, extra, 3, ErrorsTokens(), nullptr, &result);
         return result == reinterpret_cast<flopspack_simulate_result*>(o.plan) ? s
                                                                               : FLOPSPACK_INTERNAL;
       });

@@ -481,7 +481,7 @@ flopspack_cost_model* QuadraticModel() {
 
 // Two plans the same bit for bit: items, tokens, offsets, group figures,
 // deferred list and the whole metrics struct.
-void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b, const char* where) {
+void ExpectSameExtraCostsPlan(const flopspack_plan* a, const flopspack_plan* b, const char* where) {
   const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
   EXPECT_EQ(ra.items, rb.items) << where;
   EXPECT_EQ(ra.tokens, rb.tokens) << where;
@@ -514,7 +514,7 @@ TEST(StepPlannerExtraCostsCapiTest, NextIsPlanStepWithExtraCosts) {
     return (x >> 33) % below;
   };
   for (int trial = 0; trial < 8; ++trial) {
-    flopspack_step_options o = Options(4, 4, 1024);
+    flopspack_step_options o = ExtraCostsOptions(4, 4, 1024);
     o.algorithm = trial % 2 == 0 ? FLOPSPACK_STEP_DOCUMENTS : FLOPSPACK_STEP_SEQUENCES;
     if (trial % 4 == 3) o.context_parallel_size = 2;
     const size_t n = 10 + next(10);
@@ -545,10 +545,10 @@ TEST(StepPlannerExtraCostsCapiTest, NextIsPlanStepWithExtraCosts) {
     ASSERT_EQ(
         flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(), n, &direct),
         FLOPSPACK_OK);
-    ExpectSamePlan(stepped, direct, "with extra costs");
+    ExpectSameExtraCostsPlan(stepped, direct, "with extra costs");
     ASSERT_EQ(flopspack_step_planner_next(null_extra, &plain), FLOPSPACK_OK);
     ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), n, &plain_step), FLOPSPACK_OK);
-    ExpectSamePlan(plain, plain_step, "NULL extra costs");
+    ExpectSameExtraCostsPlan(plain, plain_step, "NULL extra costs");
     EXPECT_GT(ReadBack(stepped).metrics.total_cost, ReadBack(plain).metrics.total_cost);
     for (flopspack_plan* q : {stepped, direct, plain, plain_step}) flopspack_plan_destroy(q);
     for (flopspack_step_planner* q : {with, without, null_extra}) flopspack_step_planner_destroy(q);
@@ -560,7 +560,7 @@ TEST(StepPlannerExtraCostsCapiTest, NextIsPlanStepWithExtraCosts) {
 // first_id untouched, the planner unchanged (its saved bytes).
 TEST(StepPlannerExtraCostsCapiTest, BadExtraCostsChangeNothing) {
   flopspack_cost_model* model = QuadraticModel();
-  flopspack_step_options o = Options(2, 1, 64);
+  flopspack_step_options o = ExtraCostsOptions(2, 1, 64);
   flopspack_step_planner* planner = nullptr;
   ASSERT_EQ(flopspack_step_planner_create(&o, nullptr, model, &planner), FLOPSPACK_OK);
   const int64_t kept[] = {10, 12};
@@ -610,7 +610,7 @@ TEST(StepPlannerExtraCostsCapiTest, BadExtraCostsChangeNothing) {
 // same plans bit for bit from then on, through pushes with and without.
 TEST(StepPlannerExtraCostsCapiTest, SaveRestoreKeepsTheExtraCosts) {
   flopspack_cost_model* model = QuadraticModel();
-  flopspack_step_options o = Options(4, 2, 1024);
+  flopspack_step_options o = ExtraCostsOptions(4, 2, 1024);
   flopspack_step_planner_options p;
   flopspack_step_planner_options_init(&p);
   p.tokens_per_step = 7000;
@@ -645,7 +645,7 @@ TEST(StepPlannerExtraCostsCapiTest, SaveRestoreKeepsTheExtraCosts) {
     flopspack_plan *pa = nullptr, *pb = nullptr;
     ASSERT_EQ(flopspack_step_planner_next(a, &pa), FLOPSPACK_OK);
     ASSERT_EQ(flopspack_step_planner_next(b, &pb), FLOPSPACK_OK);
-    ExpectSamePlan(pa, pb, "after restore");
+    ExpectSameExtraCostsPlan(pa, pb, "after restore");
     flopspack_plan_destroy(pa);
     flopspack_plan_destroy(pb);
   }
@@ -683,7 +683,7 @@ TEST(StepPlannerExtraCostsCapiTest, RestoresAVersion1State) {
   ASSERT_EQ(v1.size(), 296u);
   ASSERT_EQ(v1[8], 1u);  // format version 1
   flopspack_cost_model* model = QuadraticModel();
-  flopspack_step_options o = Options(2, 2, 256);
+  flopspack_step_options o = ExtraCostsOptions(2, 2, 256);
   o.seed = 11;
   o.sync = FLOPSPACK_SYNC_MICROBATCH;
   o.context_parallel_size = 2;
@@ -728,7 +728,7 @@ TEST(StepPlannerExtraCostsCapiTest, RestoresAVersion1State) {
     flopspack_plan *po = nullptr, *pf = nullptr;
     ASSERT_EQ(flopspack_step_planner_next(old, &po), FLOPSPACK_OK);
     ASSERT_EQ(flopspack_step_planner_next(fresh, &pf), FLOPSPACK_OK);
-    ExpectSamePlan(po, pf, "version 1 state");
+    ExpectSameExtraCostsPlan(po, pf, "version 1 state");
     flopspack_plan_destroy(po);
     flopspack_plan_destroy(pf);
   }
