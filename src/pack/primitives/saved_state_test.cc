@@ -88,7 +88,9 @@ TEST(SavedStateTest, ReadsTheVersionsOfItsRange) {
     writer.version = version;
     StateWriter w(writer);
     w.I64(-7);
-    absl::StatusOr<StateReader> r = StateReader::Open(std::move(w).Finish(), reads_two);
+    // The reader views the bytes: they must outlive it.
+    const std::string bytes = std::move(w).Finish();
+    absl::StatusOr<StateReader> r = StateReader::Open(bytes, reads_two);
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->version(), version);
     int64_t v = 0;
