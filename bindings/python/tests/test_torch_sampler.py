@@ -125,6 +125,14 @@ def test_resume_gives_exactly_the_uninterrupted_batches(cut):
     assert list(resumed) == expected  # the next epoch iteration starts over
 
 
+# Not under a sanitizer (FLOPSPACK_SANITIZED, the ASan stage): the DataLoader
+# forks its worker from a process with threads, and a child forked while
+# another thread held ASan's allocator lock waits on it forever (CI run of
+# b989a56: the worker hung in malloc). The sampler runs in this process, and
+# the other tests here drive the same library calls instrumented; this test
+# runs in the CMake and pip stages.
+@pytest.mark.skipif(bool(os.environ.get("FLOPSPACK_SANITIZED")),
+                    reason="fork under the ASan preload can deadlock in its allocator")
 def test_resume_through_a_dataloader_with_workers():
     lengths = corpus(400)
     data = PieceDataset([np.arange(n) for n in lengths])
