@@ -186,24 +186,10 @@ pub fn simulate(
     lengths: &[i64],
     model: &CostModel,
     options: &SimulateOptions,
-    mut progress: Option<Progress>,
+    progress: Option<Progress>,
 ) -> Result<Simulation> {
-    let c = to_c(options, &mut progress);
-    let mut raw = ptr::null_mut();
-    // SAFETY: the options (and the progress closure they point to) live on
-    // this stack frame through the synchronous call.
-    model.explain(check(unsafe {
-        sys::flopspack_simulate(
-            lengths.as_ptr(),
-            lengths.len(),
-            model.as_ptr(),
-            &c,
-            &mut raw,
-        )
-    }))?;
-    Ok(Simulation {
-        raw: NonNull::new(raw).expect("NULL result"),
-    })
+    // No extra costs: the C library makes the plain run of NULL.
+    simulate_with_extra_costs(lengths, None, model, options, progress)
 }
 
 impl Simulation {
@@ -275,31 +261,10 @@ pub fn simulate_sweep(
     model: &CostModel,
     options: &SimulateOptions,
     rank_counts: &[u64],
-    mut progress: Option<Progress>,
+    progress: Option<Progress>,
 ) -> Result<Sweep> {
-    let c = to_c(options, &mut progress);
-    let n = rank_counts.len();
-    let mut out = Sweep {
-        rank_counts: rank_counts.to_vec(),
-        sampled_efficiency: vec![0.0; n],
-        predicted_efficiency: vec![0.0; n],
-        relative_throughput: vec![0.0; n],
-    };
-    // SAFETY: every output holds rank_counts.len() entries.
-    model.explain(check(unsafe {
-        sys::flopspack_simulate_sweep(
-            lengths.as_ptr(),
-            lengths.len(),
-            model.as_ptr(),
-            &c,
-            rank_counts.as_ptr(),
-            n,
-            out.sampled_efficiency.as_mut_ptr(),
-            out.predicted_efficiency.as_mut_ptr(),
-            out.relative_throughput.as_mut_ptr(),
-        )
-    }))?;
-    Ok(out)
+    // No extra costs: the C library makes the plain sweep of NULL.
+    simulate_sweep_with_extra_costs(lengths, None, model, options, rank_counts, progress)
 }
 
 fn check_extra_costs(extra_costs: Option<&[f64]>, lengths: &[i64]) -> Result<*const f64> {
