@@ -36,23 +36,7 @@ func DefaultPackOptions(capacity int64) PackOptions {
 // sequence: document indices in placement order with the tokens each
 // contributes. model nil = cost is tokens.
 func Pack(lengths []int64, options PackOptions, model *CostModel) (*Plan, error) {
-	m, err := modelHandle(model)
-	if err != nil {
-		return nil, err
-	}
-	defer model.release()
-	c := capi.NewFlopspack_pack_options()
-	defer capi.DeleteFlopspack_pack_options(c)
-	c.SetAlgorithm(int(options.Algorithm))
-	c.SetCapacity(options.Capacity)
-	c.SetOverflow(int(options.Overflow))
-	c.SetSeed(options.Seed)
-	var h uintptr
-	err = capi.Flopspack_swig_pack(c, m, lengths, &h)
-	if err != nil {
-		return nil, model.explain(err)
-	}
-	return newPlan(h), nil
+	return PackWithExtraCosts(lengths, nil, options, model)
 }
 
 // PackWithExtraCosts is Pack where a sequence also costs the extra costs of
@@ -60,10 +44,8 @@ func Pack(lengths []int64, options PackOptions, model *CostModel) (*Plan, error)
 // pieces carry theirs by tokens). Placement is by tokens, as in Pack; nil =
 // none: the same plan as Pack.
 func PackWithExtraCosts(lengths []int64, extraCosts []float64, options PackOptions, model *CostModel) (*Plan, error) {
-	if extraCosts == nil {
-		return Pack(lengths, options, model)
-	}
-	if len(extraCosts) != len(lengths) {
+	// nil: no extra costs; the wrapper passes NULL, the plain pack.
+	if extraCosts != nil && len(extraCosts) != len(lengths) {
 		return nil, &Error{Status: StatusInvalidArgument,
 			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
 	}
