@@ -9,7 +9,7 @@
 namespace flopspack::cost {
 namespace {
 
-struct Samples {
+struct FitSamples {
   std::vector<int64_t> lengths;
   std::vector<size_t> offsets{0};
   std::vector<double> seconds;
@@ -17,9 +17,9 @@ struct Samples {
 
 // Packed sequences of 1..8 documents with lengths 100..8000, timed by the
 // true polynomial times (1 + noise·N(0,1)-ish uniform noise).
-Samples Generate(const PolynomialCoefficients& truth, double noise, int count, uint64_t seed) {
+FitSamples Generate(const PolynomialCoefficients& truth, double noise, int count, uint64_t seed) {
   util::Rng rng(seed);
-  Samples s;
+  FitSamples s;
   for (int i = 0; i < count; ++i) {
     const int docs = 1 + static_cast<int>(rng.Below(8));
     double time = truth.per_sequence;
@@ -38,7 +38,7 @@ Samples Generate(const PolynomialCoefficients& truth, double noise, int count, u
 
 TEST(FitTest, RecoversExactCoefficients) {
   const PolynomialCoefficients truth{0.01, 1e-4, 2e-6, 3e-10};
-  Samples s = Generate(truth, 0, 200, 1);
+  FitSamples s = Generate(truth, 0, 200, 1);
   auto fit = FitPolynomial(s.lengths, s.offsets, s.seconds, kFitAll);
   ASSERT_TRUE(fit.ok()) << fit.status();
   EXPECT_NEAR(fit->coefficients.per_sequence, truth.per_sequence, 1e-9);
@@ -50,7 +50,7 @@ TEST(FitTest, RecoversExactCoefficients) {
 
 TEST(FitTest, RecoversCoefficientsFromNoisySamples) {
   const PolynomialCoefficients truth{0.02, 0, 4e-6, 5e-10};
-  Samples s = Generate(truth, 0.02, 2000, 7);
+  FitSamples s = Generate(truth, 0.02, 2000, 7);
   auto fit = FitPolynomial(s.lengths, s.offsets, s.seconds, kFitAll);
   ASSERT_TRUE(fit.ok()) << fit.status();
   EXPECT_NEAR(fit->coefficients.linear / truth.linear, 1, 0.05);

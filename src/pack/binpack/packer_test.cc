@@ -12,9 +12,9 @@
 namespace flopspack::pack {
 namespace {
 
-constexpr PackAlgorithm kAlgorithms[] = {PackAlgorithm::kBestFitDecreasing,
-                                         PackAlgorithm::kFirstFitDecreasing,
-                                         PackAlgorithm::kNextFit, PackAlgorithm::kShuffledFirstFit};
+constexpr PackAlgorithm kPackAlgorithms[] = {
+    PackAlgorithm::kBestFitDecreasing, PackAlgorithm::kFirstFitDecreasing, PackAlgorithm::kNextFit,
+    PackAlgorithm::kShuffledFirstFit};
 
 // Every document's pieces sum to its (possibly truncated) length, no
 // document twice in one sequence, sequences within capacity, costs from the
@@ -83,7 +83,7 @@ TEST(PackerTest, InvariantsOverRandomCases) {
   const std::shared_ptr<cost::CostModel> quadratic = *cost::PolynomialModel::Create({3, 1, 2, 0.5});
   for (int trial = 0; trial < 4000; ++trial) {
     PackOptions options;
-    options.algorithm = kAlgorithms[trial % 4];
+    options.algorithm = kPackAlgorithms[trial % 4];
     options.overflow = static_cast<Overflow>(1 + rng.Below(2));
     options.capacity = 1 + static_cast<int64_t>(rng.Below(100));
     options.seed = rng.Next();

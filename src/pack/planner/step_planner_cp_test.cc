@@ -23,7 +23,7 @@ namespace flopspack::pack {
 namespace {
 
 // Document cost = l(l+1)/2 causal attention pairs.
-std::unique_ptr<cost::PolynomialModel> PairCount() {
+std::unique_ptr<cost::PolynomialModel> CpPlannerPairCount() {
   return *cost::PolynomialModel::Create({0, 0, 0.5, 0.5});
 }
 
@@ -76,7 +76,7 @@ void ExpectTilesUnderGroupCap(const Plan& plan, absl::Span<const int64_t> length
 }
 
 TEST(StepPlannerCpTest, ADocumentUpToCTimesTheCapStaysWholeAndIsSharded) {
-  auto model = PairCount();
+  auto model = CpPlannerPairCount();
   // cap 100 per GPU, C = 2: a 150-token document is one item of one
   // microbatch, and both CP ranks hold chunks of it.
   const std::vector<int64_t> lengths = {150, 40, 30};
@@ -115,7 +115,7 @@ TEST(StepPlannerCpTest, ADocumentUpToCTimesTheCapStaysWholeAndIsSharded) {
 }
 
 TEST(StepPlannerCpTest, OnlyDocumentsOverTheGroupCapAreSplit) {
-  auto model = PairCount();
+  auto model = CpPlannerPairCount();
   const std::vector<int64_t> lengths = {450, 200, 199, 60};
   for (Overflow overflow : {Overflow::kSplit, Overflow::kDefer, Overflow::kError}) {
     StepOptions o = Options(2, 0, 100, 2, CpLayout::kDocumentHeadTail);
@@ -148,7 +148,7 @@ TEST(StepPlannerCpTest, OnlyDocumentsOverTheGroupCapAreSplit) {
 // costs, under every layout and model; the rank metrics are their sums.
 TEST(StepPlannerCpTest, GroupCostsAreTheSlowestCpRank) {
   util::Rng rng(7);
-  auto pairs = PairCount();
+  auto pairs = CpPlannerPairCount();
   auto transformer = SmallTransformer();
   for (int trial = 0; trial < 60; ++trial) {
     const cost::CostModel& model =
@@ -192,7 +192,7 @@ TEST(StepPlannerCpTest, GroupCostsAreTheSlowestCpRank) {
 // per-document layout the planner reaches it in nearly every case.
 TEST(StepPlannerCpTest, AgainstEveryAssignmentOnTinyCases) {
   util::Rng rng(11);
-  auto model = PairCount();
+  auto model = CpPlannerPairCount();
   int reached = 0, cases = 0, missed = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const int64_t c = 2, cap = 12;
@@ -286,7 +286,7 @@ TEST(StepPlannerCpTest, AssignsAsThePlanAtTheGroupCap) {
 }
 
 TEST(StepPlannerCpTest, ExtraCostsAreSharedByTheCpRanks) {
-  auto model = PairCount();
+  auto model = CpPlannerPairCount();
   const std::vector<int64_t> lengths = {40, 24, 16};
   const std::vector<double> extra = {100, 0, 8};
   absl::StatusOr<Plan> plan = PlanStepWithExtraCosts(
@@ -300,7 +300,7 @@ TEST(StepPlannerCpTest, ExtraCostsAreSharedByTheCpRanks) {
 }
 
 TEST(StepPlannerCpTest, BadOptionsAreNamed) {
-  auto model = PairCount();
+  auto model = CpPlannerPairCount();
   const std::vector<int64_t> lengths = {10, 20};
   struct Row {
     StepOptions o;
@@ -381,7 +381,7 @@ std::string AsVersion1(const std::string& saved, size_t drop) {
 }
 
 TEST(StepPlannerCpTest, TheStreamingPlannerPlansWithCpAndSavesIt) {
-  std::shared_ptr<const cost::CostModel> model = PairCount();
+  std::shared_ptr<const cost::CostModel> model = CpPlannerPairCount();
   StepOptions o = Options(2, 2, 100, 2, CpLayout::kSequenceHeadTail);
   o.overflow = Overflow::kError;  // a 150-token document fits a CP group of 2 x 100
   auto planner = *StreamingStepPlanner::Create(o, StepPlannerOptions{}, model);

@@ -13,7 +13,7 @@
 namespace flopspack::pack {
 namespace {
 
-std::unique_ptr<cost::PolynomialModel> Quadratic() {
+std::unique_ptr<cost::PolynomialModel> PlannerQuadratic() {
   return *cost::PolynomialModel::Create({0, 0, 1, 1.0 / 256});
 }
 
@@ -67,7 +67,7 @@ void CheckPlan(const Plan& plan, const StepOptions& o, absl::Span<const int64_t>
   }
 }
 
-bool SamePlan(const Plan& a, const Plan& b) {
+bool PlannerSamePlan(const Plan& a, const Plan& b) {
   if (a.group_count() != b.group_count() || a.deferred() != b.deferred()) return false;
   for (size_t g = 0; g < a.group_count(); ++g) {
     const auto ia = a.group_items(g), ib = b.group_items(g);
@@ -80,7 +80,7 @@ bool SamePlan(const Plan& a, const Plan& b) {
 }
 
 TEST(StepPlannerTest, InvariantsOverRandomCases) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   util::Rng rng(2024);
   int planned = 0;
   for (int iter = 0; iter < 3000; ++iter) {
@@ -118,13 +118,13 @@ TEST(StepPlannerTest, InvariantsOverRandomCases) {
     CheckPlan(*plan, o, lengths, *model);
     absl::StatusOr<Plan> again = PlanStep(o, *model, lengths);
     ASSERT_TRUE(again.ok());
-    EXPECT_TRUE(SamePlan(*plan, *again)) << "not deterministic";
+    EXPECT_TRUE(PlannerSamePlan(*plan, *again)) << "not deterministic";
   }
   EXPECT_GT(planned, 2000) << "too few feasible cases to mean much";
 }
 
 TEST(StepPlannerTest, FewestMicrobatchesThatFit) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   util::Rng rng(5);
   for (int iter = 0; iter < 500; ++iter) {
     StepOptions o;
@@ -148,7 +148,7 @@ TEST(StepPlannerTest, FewestMicrobatchesThatFit) {
 }
 
 TEST(StepPlannerTest, OverflowPolicies) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   StepOptions o;
   o.num_ranks = 2;
   o.microbatches_per_rank = 1;
@@ -178,7 +178,7 @@ TEST(StepPlannerTest, OverflowPolicies) {
 }
 
 TEST(StepPlannerTest, BadOptionsAreNamed) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   const std::vector<int64_t> lengths = {1, 2};
   StepOptions o;
   o.num_ranks = 0;
@@ -205,7 +205,7 @@ TEST(StepPlannerTest, BadOptionsAreNamed) {
 }
 
 TEST(StepPlannerTest, SlotOrders) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   util::Rng rng(3);
   std::vector<int64_t> lengths(300);
   for (int64_t& l : lengths) l = 1 + static_cast<int64_t>(rng.Below(200));
@@ -243,7 +243,7 @@ TEST(StepPlannerTest, SlotOrders) {
 // makespan at most its makespan in the requested order (heaviest first),
 // under MICROBATCH one order shared by all ranks (slot sums unchanged).
 TEST(StepPlannerTest, PipelinesOrderForTheMakespan) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   util::Rng rng(21);
   int shorter = 0;
   for (int trial = 0; trial < 30; ++trial) {
@@ -293,7 +293,7 @@ TEST(StepPlannerTest, PipelinesOrderForTheMakespan) {
 }
 
 TEST(StepPlannerTest, RandomConcatenatesCutsAndDeals) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   std::vector<int64_t> lengths = {5, 7, 30, 2, 9, 11, 4};  // 68 tokens
   StepOptions o;
   o.num_ranks = 3;
@@ -313,7 +313,7 @@ TEST(StepPlannerTest, RandomConcatenatesCutsAndDeals) {
   o.seed = 2;
   absl::StatusOr<Plan> b = PlanStep(o, *model, lengths);
   ASSERT_TRUE(b.ok());
-  EXPECT_FALSE(SamePlan(*a, *b)) << "the seed should change the deal";
+  EXPECT_FALSE(PlannerSamePlan(*a, *b)) << "the seed should change the deal";
 }
 
 TEST(StepPlannerTest, DocumentLevelBeatsTheBaselinesOnALongTail) {
@@ -354,7 +354,7 @@ TEST(StepPlannerTest, DocumentLevelBeatsTheBaselinesOnALongTail) {
 }
 
 TEST(StepPlannerTest, EmptyBatch) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   StepOptions o;
   o.num_ranks = 4;
   o.max_tokens_per_microbatch = 16;
@@ -365,7 +365,7 @@ TEST(StepPlannerTest, EmptyBatch) {
 }
 
 TEST(StepPlannerTest, IdsReplaceItemIndices) {
-  auto model = Quadratic();
+  auto model = PlannerQuadratic();
   StepOptions o;
   o.num_ranks = 2;
   o.microbatches_per_rank = 1;

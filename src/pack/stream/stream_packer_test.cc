@@ -10,7 +10,7 @@
 namespace flopspack::pack {
 namespace {
 
-std::vector<int64_t> RandomLengths(util::Rng& rng, size_t n, int64_t max_length) {
+std::vector<int64_t> RandomStreamLengths(util::Rng& rng, size_t n, int64_t max_length) {
   std::vector<int64_t> lengths(n);
   for (int64_t& l : lengths) {
     // Mostly short, some long: a small-scale long tail.
@@ -47,7 +47,7 @@ TEST(StreamPackerTest, EveryTokenPlacedOnceCapsRespectedAgeBounded) {
     const uint64_t window = 1 + rng.Below(60);
     const size_t n = 1 + rng.Below(400);
     const Overflow overflow = static_cast<Overflow>(1 + rng.Below(2));
-    std::vector<int64_t> lengths = RandomLengths(rng, n, 2 * capacity);
+    std::vector<int64_t> lengths = RandomStreamLengths(rng, n, 2 * capacity);
     auto packer = MakePacker(capacity, window, overflow, trial);
     std::map<int64_t, int64_t> tokens_of;
     std::vector<int64_t> emitted_at(n, -1);
@@ -112,7 +112,7 @@ TEST(StreamPackerTest, WindowCoveringTheInputIsOfflineBestFitDecreasing) {
   for (int trial = 0; trial < 200; ++trial) {
     const int64_t capacity = 50 + static_cast<int64_t>(rng.Below(100));
     const size_t n = 1 + rng.Below(300);
-    std::vector<int64_t> lengths = RandomLengths(rng, n, capacity);
+    std::vector<int64_t> lengths = RandomStreamLengths(rng, n, capacity);
     auto packer = MakePacker(capacity, 2 * n + 2);
     ASSERT_TRUE(packer->Push(lengths).ok());
     ASSERT_TRUE(packer->Flush().ok());
@@ -124,7 +124,7 @@ TEST(StreamPackerTest, WindowCoveringTheInputIsOfflineBestFitDecreasing) {
 
 TEST(StreamPackerTest, DeterministicForSameSeedAndOrderDependsOnSeed) {
   util::Rng rng(5);
-  std::vector<int64_t> lengths = RandomLengths(rng, 5000, 4096);
+  std::vector<int64_t> lengths = RandomStreamLengths(rng, 5000, 4096);
   auto run = [&](uint64_t seed) {
     auto packer = MakePacker(4096, 500, Overflow::kSplit, seed);
     EXPECT_TRUE(packer->Push(lengths).ok());
@@ -137,7 +137,7 @@ TEST(StreamPackerTest, DeterministicForSameSeedAndOrderDependsOnSeed) {
 
 TEST(StreamPackerTest, SaveRestoreAnywhereContinuesIdentically) {
   util::Rng rng(21);
-  std::vector<int64_t> lengths = RandomLengths(rng, 3000, 3000);
+  std::vector<int64_t> lengths = RandomStreamLengths(rng, 3000, 3000);
   auto reference = MakePacker(2048, 300);
   ASSERT_TRUE(reference->Push(lengths).ok());
   ASSERT_TRUE(reference->Flush().ok());
@@ -164,7 +164,7 @@ TEST(StreamPackerTest, SaveRestoreAnywhereContinuesIdentically) {
 
 TEST(StreamPackerTest, CorruptedStateIsRejected) {
   util::Rng rng(2);
-  std::vector<int64_t> lengths = RandomLengths(rng, 500, 1000);
+  std::vector<int64_t> lengths = RandomStreamLengths(rng, 500, 1000);
   auto packer = MakePacker(1024, 200);
   ASSERT_TRUE(packer->Push(lengths).ok());
   const std::string state = packer->Save();
