@@ -3,8 +3,10 @@
 # that), as many at once as there are cores. A longer local run:
 #   scripts/fuzz.sh 600          # ten minutes per harness
 # build/fuzz is configured and built here with clang + ASan + UBSan, line
-# tables only; with a build directory as the second argument the harnesses
-# already built there (-DFLOPSPACK_BUILD_FUZZERS=ON) are run instead.
+# tables only, the library as unity files (FLOPSPACK_UNITY_LIBRARY: it is
+# compiled once, to be run; ~35% less compile CPU); with a build directory
+# as the second argument the harnesses already built there
+# (-DFLOPSPACK_BUILD_FUZZERS=ON) are run instead.
 # New inputs found go to build/fuzz-corpus/<harness>; the committed seed
 # corpora are tests/fuzz/corpus/<harness>.
 set -eu
@@ -19,6 +21,7 @@ else
     -DCMAKE_C_FLAGS_DEBUG=-gline-tables-only -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
     -DFLOPSPACK_BUILD_FUZZERS=ON -DFLOPSPACK_BUILD_TESTS=OFF -DFLOPSPACK_BUILD_BENCHMARKS=OFF \
     -DFLOPSPACK_BUILD_EXAMPLES=OFF -DFLOPSPACK_BUILD_BINDINGS=OFF -DFLOPSPACK_BUILD_CLI=OFF \
+    -DFLOPSPACK_UNITY_LIBRARY=ON \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" > "$build.log" 2>&1 ||
     { cat "$build.log"; exit 1; }
   cmake --build "$build" -j "$(nproc)" >> "$build.log" 2>&1 || { tail -50 "$build.log"; exit 1; }

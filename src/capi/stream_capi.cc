@@ -22,7 +22,7 @@ struct flopspack_stream_packer {
 
 namespace {
 
-std::shared_ptr<const flopspack::cost::CostModel> ModelOf(const flopspack_cost_model* model) {
+std::shared_ptr<const flopspack::cost::CostModel> SharedModelOf(const flopspack_cost_model* model) {
   return model == nullptr ? nullptr : model->model;
 }
 
@@ -66,7 +66,7 @@ flopspack_status flopspack_stream_packer_create(const flopspack_stream_options* 
     core.capacity = o.capacity;
     core.window = o.window;
     core.seed = o.seed;
-    auto packer = StreamPacker::Create(core, ModelOf(model));
+    auto packer = StreamPacker::Create(core, SharedModelOf(model));
     if (!packer.ok()) return FromStatus(packer.status());
     *out = new flopspack_stream_packer{std::move(*packer)};
     return FLOPSPACK_OK;
@@ -165,7 +165,7 @@ flopspack_status flopspack_stream_packer_restore(const void* bytes, size_t size,
     if (flopspack_status s = RequireArray(bytes, size, 1, "bytes")) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     auto packer = StreamPacker::Restore(
-        absl::MakeConstSpan(static_cast<const uint8_t*>(bytes), size), ModelOf(model));
+        absl::MakeConstSpan(static_cast<const uint8_t*>(bytes), size), SharedModelOf(model));
     if (!packer.ok()) return FromStatus(packer.status());
     *out = new flopspack_stream_packer{std::move(*packer)};
     return FLOPSPACK_OK;

@@ -13,7 +13,8 @@ namespace {
 
 // Version 2 stores each piece's offset in its document (version 1 did not,
 // and a lone remainder piece of version 1 cannot be placed in its document).
-constexpr StateFormat kFormat = {{'F', 'L', 'P', 'K', 'S', 'T', 'R', 'M'}, 2, "stream packer"};
+constexpr StateFormat kStreamPackerFormat = {
+    {'F', 'L', 'P', 'K', 'S', 'T', 'R', 'M'}, 2, "stream packer"};
 
 }  // namespace
 
@@ -289,7 +290,7 @@ absl::StatusOr<Plan> StreamPacker::Take() {
 }
 
 std::string StreamPacker::Save() const {
-  StateWriter w(kFormat);
+  StateWriter w(kStreamPackerFormat);
   w.I64(options_.capacity);
   w.U64(options_.window);
   w.U64(static_cast<uint64_t>(options_.overflow));
@@ -339,7 +340,8 @@ std::string StreamPacker::Save() const {
 absl::StatusOr<std::unique_ptr<StreamPacker>> StreamPacker::Restore(
     absl::Span<const uint8_t> bytes, std::shared_ptr<const cost::CostModel> model) {
   absl::StatusOr<StateReader> reader = StateReader::Open(
-      absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), kFormat);
+      absl::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+      kStreamPackerFormat);
   if (!reader.ok()) return reader.status();
   StateReader& r = *reader;
   auto Corrupt = [&r](absl::string_view what) { return r.Corrupt(what); };
@@ -440,30 +442,32 @@ absl::Status StreamPacker::Validate() const {
     }
     return true;
   };
-  if (!check(pending_, false)) return CorruptState(kFormat, "pending piece out of range");
+  if (!check(pending_, false))
+    return CorruptState(kStreamPackerFormat, "pending piece out of range");
   if (pending_documents_ >= chunk_size_ || pending_documents_ > pending_.size()) {
-    return CorruptState(kFormat, "pending count");
+    return CorruptState(kStreamPackerFormat, "pending count");
   }
   for (int32_t id : open_) {
     if (!check(bins_[id].pieces, true) || bins_[id].birth_chunk > chunk_index_) {
-      return CorruptState(kFormat, "open sequence out of range");
+      return CorruptState(kStreamPackerFormat, "open sequence out of range");
     }
   }
   // Pieces are range-checked before any sum, and sums are checked: a
   // crafted state with a valid checksum must not overflow them.
   for (const std::vector<Piece>& sequence : ready_) {
-    if (!check(sequence, true)) return CorruptState(kFormat, "ready sequence out of range");
+    if (!check(sequence, true))
+      return CorruptState(kStreamPackerFormat, "ready sequence out of range");
     int64_t used = 0;
     for (const Piece& piece : sequence) {
       if (!util::AddInt64(used, piece.tokens, &used)) break;
     }
-    if (used > capacity) return CorruptState(kFormat, "ready sequence out of range");
+    if (used > capacity) return CorruptState(kStreamPackerFormat, "ready sequence out of range");
   }
   if (smallest_piece_ < 0 || smallest_piece_ > capacity || tokens_emitted_ < 0 ||
       truncated_tokens_ < 0 || split_at_take_ > split_documents_ ||
       truncated_at_take_ > truncated_documents_ || truncated_tokens_at_take_ < 0 ||
       truncated_tokens_at_take_ > truncated_tokens_) {
-    return CorruptState(kFormat, "counters out of range");
+    return CorruptState(kStreamPackerFormat, "counters out of range");
   }
   return absl::OkStatus();
 }
