@@ -318,6 +318,25 @@ class SlotSearch {
   int64_t moves_ = 0;
 };
 
+// Whether a plan that places every item is within the tolerance of the
+// lower bound max(total cost / R, costliest item) on the sum of slot
+// maxima (the heaviest microbatch of each slot is at least that rank's
+// share of the slot, so the sum is at least any rank's total, at least
+// total / R; and the costliest item's microbatch is some slot's maximum).
+// Then no plan is better by more than the tolerance.
+bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> costs,
+                     const SlotBalanceOptions& o) {
+  double total = 0, costliest = 0;
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] < 0) return false;
+    total += costs[i];
+    costliest = std::max(costliest, costs[i]);
+  }
+  const double bound = std::max(total / static_cast<double>(o.num_ranks), costliest);
+  return SlotMaxSum(where, costs, o.num_ranks, o.microbatches_per_rank) <=
+         bound * (1 + o.tolerance);
+}
+
 }  // namespace
 
 double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> costs, int64_t r,
@@ -400,11 +419,16 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   }
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
-  if (o.search && r * m <= kCompareBelow) {
-    // Small steps: the rank-balanced plan's microbatches, banded, then the
-    // token-balanced plan's, each kept when it leaves no more items out and
-    // its slot maxima sum lower (never worse than planning for STEP or than
-    // the token-balanced baseline's microbatches in any slot order).
+  if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
+    // Small steps: the token-balanced plan's microbatches (the planner on
+    // token counts, for STEP), banded, kept when it leaves no more items
+    // out and its slot maxima sum lower: never worse than the
+    // token-balanced baseline's microbatches in any slot order. The
+    // rank-balanced (STEP) plan's microbatches, banded, used to be a
+    // candidate too; it never won against these two on 216 steps (R in
+    // {64, 256, 1024}, M in {1, 2, 4, 8}, six seeds of the long-tail batch
+    // and of the code and prose corpora; docs/planner.md) and cost a whole
+    // STEP plan, ~20% of this planner's instructions at 1,024 x 4.
     const auto unplaced = [](const std::vector<int32_t>& w) {
       return std::count(w.begin(), w.end(), -1);
     };
@@ -412,16 +436,13 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
-    for (const bool by_tokens : {false, true}) {
-      std::vector<int32_t> banded = BandSlots(
-          lengths, costs, o,
-          PlanDocuments(lengths, by_tokens ? absl::MakeConstSpan(token_costs) : costs, ranks));
-      if (unplaced(banded) < unplaced(where) ||
-          (unplaced(banded) == unplaced(where) &&
-           SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
-        where = std::move(banded);
-        if (stats != nullptr) stats->token_balanced = by_tokens;
-      }
+    std::vector<int32_t> banded =
+        BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));
+    if (unplaced(banded) < unplaced(where) ||
+        (unplaced(banded) == unplaced(where) &&
+         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+      where = std::move(banded);
+      if (stats != nullptr) stats->token_balanced = true;
     }
   }
   return where;
