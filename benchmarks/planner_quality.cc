@@ -24,6 +24,8 @@
 // code, prose and short corpora of planner_data.h (CorpusBatch) under
 // overflow split, the planner for each objective and the baselines; alone:
 //   build/benchmarks/planner_quality corpora 1024
+// With `fingerprints`, one line per MICROBATCH plan (long-tail batch and
+// corpora): a change meant to keep the plans must keep these lines.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -297,6 +299,47 @@ int CorporaTable(const std::vector<int64_t>& rank_counts) {
   return 0;
 }
 
+// Fingerprints of MICROBATCH plans (long-tail batch at 97% fill, and the
+// corpora at R = 1,024): a change meant to keep plans bit for bit must not
+// change one of these lines.
+int MicrobatchFingerprints() {
+  const auto model = flopspack::bench::SevenB();
+  using flopspack::bench::Corpus;
+  for (int data = 0; data < 4; ++data) {
+    for (const auto [ranks, microbatches] : {std::pair<int64_t, int64_t>{64, 2},
+                                             {64, 8},
+                                             {256, 2},
+                                             {256, 4},
+                                             {1024, 1},
+                                             {1024, 2},
+                                             {1024, 4},
+                                             {1024, 8},
+                                             {8192, 2},
+                                             {8192, 4}}) {
+      if (data > 0 && ranks != 1024) continue;
+      const std::vector<int64_t> lengths =
+          data == 0 ? flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, 1)
+                    : flopspack::bench::CorpusBatch(static_cast<Corpus>(data - 1), ranks,
+                                                    microbatches, kCap, 0.97, 1);
+      StepOptions o;
+      o.num_ranks = ranks;
+      o.microbatches_per_rank = microbatches;
+      o.max_tokens_per_microbatch = kCap;
+      o.overflow = data == 0 ? Overflow::kDefer : Overflow::kSplit;
+      o.sync = flopspack::pack::StepSync::kMicrobatch;
+      const absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, *model, lengths);
+      std::printf(
+          "%s R=%lld M=%lld: %016llx %.6f%%\n",
+          data == 0 ? "long-tail" : flopspack::bench::CorpusName(static_cast<Corpus>(data - 1)),
+          static_cast<long long>(ranks), static_cast<long long>(microbatches),
+          static_cast<unsigned long long>(plan.ok() ? Fingerprint(*plan) : 0),
+          plan.ok() ? 100 * plan->metrics().microbatch_sync_efficiency : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<int64_t> rank_counts;
   const bool split = argc > 1 && std::strcmp(argv[1], "split") == 0;
@@ -305,6 +348,7 @@ int main(int argc, char** argv) {
   for (int i = split || sync || corpora ? 2 : 1; i < argc; ++i) {
     rank_counts.push_back(std::atoll(argv[i]));
   }
+  if (argc > 1 && std::strcmp(argv[1], "fingerprints") == 0) return MicrobatchFingerprints();
   if (corpora) {
     if (rank_counts.empty()) rank_counts = {1024};
     return CorporaTable(rank_counts);
