@@ -81,19 +81,21 @@ inline std::vector<int64_t> HeavyTailStep(int64_t num_ranks, int64_t microbatche
 // The real corpora the issue quotes are not public; the shapes follow what
 // is published about their kinds:
 // - code: source files (The Stack, Kocetkov et al. 2022, arXiv:2211.15533:
-//   files from GitHub repositories, many exact and near duplicates before
-//   deduplication, vendored and generated files; StarCoder, Li et al. 2023,
-//   arXiv:2305.06161, filters files of more than 100K lines, i.e. they
-//   exist): lognormal, median 300 tokens, sigma 1.3; 3% of files from a
+//   files from GitHub repositories, where near-duplicates, vendored and
+//   generated files are common enough that deduplicating them is one of
+//   the paper's findings; issue 13 (docs/planner.md) met a 2.7M-token
+//   source file): lognormal, median 300 tokens, sigma 1.3; 3% of files from a
 //   Pareto tail (alpha 1) from 4K tokens to 1,000 x the cap (generated
 //   sources, data tables, minified bundles); 6% of files exactly 2,411
 //   tokens (one vendored or generated file copied across repositories:
 //   thousands of duplicates of one length); one 4M-token file (a
 //   concatenated or generated source; at most half the step).
 // - prose: web pages and books (C4, Raffel et al. 2020 and Dodge et al.
-//   2021, arXiv:2104.08758, averages ~450 tokens per page; books, e.g.
+//   2021, arXiv:2104.08758: ~156B tokens in ~365M pages, ~430 per page,
+//   a heavy right tail; books, e.g.
 //   PG-19, Rae et al. 2020, run to ~100K tokens): lognormal, median 1,500
-//   tokens, sigma 1.2, clipped at 100K (about 2% of documents exceed the
+//   tokens (a mix of pages with longer articles and books, above C4's
+//   alone), sigma 1.2, clipped at 100K (about 2% of documents exceed the
 //   16K cap).
 // - short: chat turns and instructions (the Alpaca / ShareGPT kind):
 //   lognormal, median 250 tokens, sigma 0.7, clipped at 4,096.
