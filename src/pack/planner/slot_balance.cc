@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <set>
 #include <utility>
@@ -14,6 +15,78 @@ namespace {
 // Below this many microbatches the banded rank-balanced plan is computed
 // too and kept when better (its cost, today's planner, is small there).
 constexpr int64_t kCompareBelow = int64_t{1} << 14;
+
+// The slots' ordered sets allocate from this: nodes (all of one size)
+// are carved from blocks of kNodesPerBlock and a node freed (the first
+// banding's sets cleared for the second) is kept for the next insert, so
+// a call makes a few dozen allocations instead of ~100 K mallocs and
+// frees of one node each at 8,192 x 4. Blocks of 1,024 nodes (~48 KB)
+// stay under glibc's mmap threshold: they come from the heap like the
+// single nodes did, with no fresh pages to fault in.
+class NodeCache {
+ public:
+  NodeCache() = default;
+  NodeCache(const NodeCache&) = delete;
+  NodeCache& operator=(const NodeCache&) = delete;
+  ~NodeCache() {
+    for (void* block : blocks_) ::operator delete(block);
+  }
+  void* Take(size_t bytes) {
+    if (size_ == 0 && bytes >= sizeof(Free)) size_ = bytes;
+    if (bytes != size_) return ::operator new(bytes);
+    if (head_ != nullptr) {
+      Free* node = head_;
+      head_ = node->next;
+      return node;
+    }
+    if (left_ == 0) {
+      next_ = static_cast<char*>(::operator new(kNodesPerBlock* size_));
+      blocks_.push_back(next_);
+      left_ = kNodesPerBlock;
+    }
+    void* node = next_;
+    next_ += size_;
+    --left_;
+    return node;
+  }
+  void Keep(void* p, size_t bytes) {
+    if (bytes != size_) {
+      ::operator delete(p);
+      return;
+    }
+    head_ = new (p) Free{head_};
+  }
+
+ private:
+  static constexpr size_t kNodesPerBlock = 1024;
+  struct Free {
+    Free* next;
+  };
+  Free* head_ = nullptr;
+  size_t size_ = 0;
+  char* next_ = nullptr;
+  size_t left_ = 0;
+  std::vector<void*> blocks_;
+};
+
+template <class T>
+struct CachedAllocator {
+  using value_type = T;
+  explicit CachedAllocator(NodeCache* c) : cache(c) {}
+  template <class U>
+  CachedAllocator(const CachedAllocator<U>& o) : cache(o.cache) {}  // NOLINT: rebinding
+  T* allocate(size_t n) { return static_cast<T*>(cache->Take(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { cache->Keep(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const CachedAllocator<U>& o) const {
+    return cache == o.cache;
+  }
+  template <class U>
+  bool operator!=(const CachedAllocator<U>& o) const {
+    return cache != o.cache;
+  }
+  NodeCache* cache;
+};
 
 class SlotSearch {
  public:
@@ -28,7 +101,7 @@ class SlotSearch {
         cost_(r_ * m_, 0.0),
         tokens_(r_ * m_, 0),
         slot_(r_ * m_, 0),
-        by_cost_(m_),
+        by_cost_(m_, SlotSet(CachedAllocator<std::pair<double, int32_t>>(&node_cache_))),
         slot_total_(m_, 0.0),
         version_(r_ * m_, 0) {
     // Each microbatch's list allocated once, at its size plus room for a
@@ -41,7 +114,7 @@ class SlotSearch {
     for (size_t i = 0; i < cell_of.size(); ++i) {
       const int32_t c = cell_of[i];
       if (c < 0) continue;
-      items_[c].push_back(static_cast<int32_t>(i));
+      items_[c].push_back({costs[i], lengths[i], static_cast<int32_t>(i)});
       cost_[c] += costs[i];
       tokens_[c] += lengths[i];
     }
@@ -57,10 +130,14 @@ class SlotSearch {
     });
     for (auto& s : by_cost_) s.clear();
     std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
+    // Heaviest first, so each microbatch goes in at the front of its
+    // slot's set (the hint makes that constant time instead of a search
+    // down the tree: most of Band's time and mispredicted branches).
     for (int64_t p = 0; p < cells; ++p) {
       const int32_t c = order[p];
       slot_[c] = static_cast<int32_t>(p / r_);
-      by_cost_[slot_[c]].insert({cost_[c], c});
+      auto& slot = by_cost_[slot_[c]];
+      slot.insert(slot.begin(), {cost_[c], c});
       slot_total_[slot_[c]] += cost_[c];
     }
   }
@@ -94,7 +171,7 @@ class SlotSearch {
       for (auto it = by_cost_[j].rbegin(); it != by_cost_[j].rend(); ++it, ++k) {
         const int32_t c = it->second, rank = ranks[k];
         rank_total[rank] += cost_[c];
-        for (int32_t i : items_[c]) where[i] = static_cast<int32_t>(rank * m_ + j);
+        for (const Item& i : items_[c]) where[i.item] = static_cast<int32_t>(rank * m_ + j);
       }
     }
     return where;
@@ -145,8 +222,8 @@ class SlotSearch {
     const double second = slot.size() > 1 ? std::next(slot.rbegin())->first : 0.0;
     double best_gain = ch * 1e-12;
     int32_t best_x = -1, best_d = -1, best_e = -1;
-    auto consider = [&](int32_t x, double limit, bool same, int32_t d, int32_t e) {
-      const double delta = costs_[d] - (e >= 0 ? costs_[e] : 0.0);
+    auto consider = [&](int32_t x, double limit, bool same, const Item& d, const Item* e) {
+      const double delta = d.cost - (e != nullptr ? e->cost : 0.0);
       if (delta <= 0 || cost_[x] + delta > limit) return;
       double after = std::max(ch - delta, second);
       if (same) after = std::max(after, cost_[x] + delta);
@@ -154,8 +231,8 @@ class SlotSearch {
       if (gain > best_gain) {
         best_gain = gain;
         best_x = x;
-        best_d = d;
-        best_e = e;
+        best_d = d.item;
+        best_e = e != nullptr ? e->item : -1;
       }
     };
     for (int64_t k = 0; k < m_; ++k) {
@@ -170,13 +247,13 @@ class SlotSearch {
         if (x == h) continue;
         ++taken;
         const int64_t room_x = o_.cap - tokens_[x];
-        for (int32_t d : items_[h]) {
-          if (lengths_[d] <= room_x) consider(x, limit, same, d, -1);
-          for (int32_t e : items_[x]) {
-            if (costs_[e] >= costs_[d]) continue;
-            const int64_t shift = lengths_[d] - lengths_[e];
+        for (const Item& d : items_[h]) {
+          if (d.length <= room_x) consider(x, limit, same, d, nullptr);
+          for (const Item& e : items_[x]) {
+            if (e.cost >= d.cost) continue;
+            const int64_t shift = d.length - e.length;
             if (shift > room_x || -shift > o_.cap - tokens_[h]) continue;
-            consider(x, limit, same, d, e);
+            consider(x, limit, same, d, &e);
           }
         }
       }
@@ -195,11 +272,11 @@ class SlotSearch {
     if (most <= 0) return false;
     double best = 0;
     int32_t best_x = -1, best_d = -1, best_e = -1;
-    // The donor's and each candidate's items, costs and lengths side by
-    // side: the pair scan below reads them |items of c| x |items of x|
-    // times, from contiguous memory instead of the whole item arrays
-    // (this scan was the largest part of the MICROBATCH planner's time).
-    Gather(items_[c], donor_);
+    // The donor's items carry their costs and lengths (Item): the pair
+    // scan below reads them |items of c| x |items of x| times, from one
+    // list instead of the whole item arrays (gathering them from there,
+    // two cache misses per item, was 14% of the planner's time at
+    // 8,192 x 4: most donors find nothing).
     const int64_t room_c = o_.cap - tokens_[c];
     int taken = 0;
     for (auto it = by_cost_[0].begin(); it != by_cost_[0].end() && taken < o_.light_candidates;
@@ -209,7 +286,7 @@ class SlotSearch {
       if (room <= best) break;  // the next ones are heavier still
       const int64_t room_x = o_.cap - tokens_[x];
       const Partner& partner = PartnerOf(x);
-      for (const Member& d : donor_) {
+      for (const Item& d : items_[c]) {
         if (d.length <= room_x && d.cost <= room && d.cost > best) {
           best = d.cost;
           best_x = x;
@@ -225,15 +302,34 @@ class SlotSearch {
             d.cost - partner.dearest > room) {
           continue;
         }
-        for (const Member& e : partner.members) {
-          const double delta = d.cost - e.cost;
-          if (delta <= best || delta > room) continue;
-          const int64_t shift = d.length - e.length;
+        // The partner's items are sorted by (cost, position): the shift
+        // d.cost - e.cost falls as e gets dearer (floating-point
+        // subtraction is monotone), so the items within the room start at
+        // a partition point and the first that fits under the caps has the
+        // largest shift. Among equal shifts the one first in the list wins,
+        // as in a scan of the list updating on `delta > best`: the same
+        // choice, without scanning the items out of range (most donors
+        // find none: 2,545 of 3,071 at 1,024 x 4).
+        const std::vector<Member>& by_cost = partner.members;
+        auto e = std::partition_point(by_cost.begin(), by_cost.end(),
+                                      [&](const Member& m) { return d.cost - m.cost > room; });
+        const Member* pick = nullptr;
+        double top = best;
+        for (; e != by_cost.end(); ++e) {
+          const double delta = d.cost - e->cost;
+          if (delta <= best || (pick != nullptr && delta < top)) break;
+          const int64_t shift = d.length - e->length;
           if (shift > room_x || -shift > room_c) continue;
-          best = delta;
+          if (pick == nullptr || e->position < pick->position) {
+            pick = &*e;
+            top = delta;
+          }
+        }
+        if (pick != nullptr) {
+          best = top;
           best_x = x;
           best_d = d.item;
-          best_e = e.item;
+          best_e = pick->item;
         }
       }
     }
@@ -244,21 +340,33 @@ class SlotSearch {
     return true;
   }
 
-  struct Member {
+  // An item of a microbatch with its cost and length, so that the
+  // searches read one list, not the whole item arrays at random.
+  struct Item {
     double cost;
     int64_t length;
     int32_t item;
   };
 
-  void Gather(const std::vector<int32_t>& items, std::vector<Member>& out) const {
+  struct Member {
+    double cost;
+    int64_t length;
+    int32_t item;
+    int32_t position;  // in the microbatch's item list
+  };
+
+  void Gather(const std::vector<Item>& items, std::vector<Member>& out) const {
     out.clear();
-    for (int32_t i : items) out.push_back({costs_[i], lengths_[i], i});
+    for (const Item& i : items) {
+      out.push_back({i.cost, i.length, i.item, static_cast<int32_t>(out.size())});
+    }
   }
 
-  // A light microbatch's items as Give reads them, with their cheapest and
-  // dearest cost. The same few light microbatches of slot 0 are the
-  // partners of thousands of donors in a row: each is gathered once per
-  // change of its items (version_), in a small direct-mapped cache.
+  // A light microbatch's items as Give reads them, sorted by (cost,
+  // position), with their cheapest and dearest cost. The same few light
+  // microbatches of slot 0 are the partners of thousands of donors in a
+  // row: each is gathered and sorted once per change of its items
+  // (version_), in a small direct-mapped cache.
   struct Partner {
     int32_t cell = -1;
     int64_t version = -1;
@@ -271,6 +379,9 @@ class SlotSearch {
     p.cell = x;
     p.version = version_[x];
     Gather(items_[x], p.members);
+    std::sort(p.members.begin(), p.members.end(), [](const Member& a, const Member& b) {
+      return a.cost != b.cost ? a.cost < b.cost : a.position < b.position;
+    });
     p.cheapest = std::numeric_limits<double>::infinity();
     p.dearest = -std::numeric_limits<double>::infinity();
     for (const Member& e : p.members) {
@@ -287,9 +398,10 @@ class SlotSearch {
     SetCost(to, cost_[to] + costs_[item]);
     tokens_[from] -= lengths_[item];
     tokens_[to] += lengths_[item];
-    std::vector<int32_t>& list = items_[from];
-    list.erase(std::find(list.begin(), list.end(), item));
-    items_[to].push_back(item);
+    std::vector<Item>& list = items_[from];
+    list.erase(
+        std::find_if(list.begin(), list.end(), [item](const Item& i) { return i.item == item; }));
+    items_[to].push_back({costs_[item], lengths_[item], item});
   }
 
   void SetCost(int32_t c, double cost) {
@@ -306,17 +418,38 @@ class SlotSearch {
   absl::Span<const double> costs_;
   const SlotBalanceOptions& o_;
   const int64_t r_, m_;
-  std::vector<std::vector<int32_t>> items_;
+  std::vector<std::vector<Item>> items_;
   std::vector<double> cost_;
   std::vector<int64_t> tokens_;
   std::vector<int32_t> slot_;
-  std::vector<std::set<std::pair<double, int32_t>>> by_cost_;
+  using SlotSet = std::set<std::pair<double, int32_t>, std::less<std::pair<double, int32_t>>,
+                           CachedAllocator<std::pair<double, int32_t>>>;
+  NodeCache node_cache_;  // before by_cost_: outlives its sets
+  std::vector<SlotSet> by_cost_;
   std::vector<double> slot_total_;
-  std::vector<Member> donor_;     // Give's scratch
   std::vector<int64_t> version_;  // per microbatch, bumped when its items change
   std::vector<Partner> partners_ = std::vector<Partner>(16);
   int64_t moves_ = 0;
 };
+
+// Whether a plan that places every item is within the tolerance of the
+// lower bound max(total cost / R, costliest item) on the sum of slot
+// maxima (the heaviest microbatch of each slot is at least that rank's
+// share of the slot, so the sum is at least any rank's total, at least
+// total / R; and the costliest item's microbatch is some slot's maximum).
+// Then no plan is better by more than the tolerance.
+bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> costs,
+                     const SlotBalanceOptions& o) {
+  double total = 0, costliest = 0;
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] < 0) return false;
+    total += costs[i];
+    costliest = std::max(costliest, costs[i]);
+  }
+  const double bound = std::max(total / static_cast<double>(o.num_ranks), costliest);
+  return SlotMaxSum(where, costs, o.num_ranks, o.microbatches_per_rank) <=
+         bound * (1 + o.tolerance);
+}
 
 }  // namespace
 
@@ -400,11 +533,16 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   }
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
-  if (o.search && r * m <= kCompareBelow) {
-    // Small steps: the rank-balanced plan's microbatches, banded, then the
-    // token-balanced plan's, each kept when it leaves no more items out and
-    // its slot maxima sum lower (never worse than planning for STEP or than
-    // the token-balanced baseline's microbatches in any slot order).
+  if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
+    // Small steps: the token-balanced plan's microbatches (the planner on
+    // token counts, for STEP), banded, kept when it leaves no more items
+    // out and its slot maxima sum lower: never worse than the
+    // token-balanced baseline's microbatches in any slot order. The
+    // rank-balanced (STEP) plan's microbatches, banded, used to be a
+    // candidate too; it never won against these two on 216 steps (R in
+    // {64, 256, 1024}, M in {1, 2, 4, 8}, six seeds of the long-tail batch
+    // and of the code and prose corpora; docs/planner.md) and cost a whole
+    // STEP plan, ~20% of this planner's instructions at 1,024 x 4.
     const auto unplaced = [](const std::vector<int32_t>& w) {
       return std::count(w.begin(), w.end(), -1);
     };
@@ -412,16 +550,13 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
-    for (const bool by_tokens : {false, true}) {
-      std::vector<int32_t> banded = BandSlots(
-          lengths, costs, o,
-          PlanDocuments(lengths, by_tokens ? absl::MakeConstSpan(token_costs) : costs, ranks));
-      if (unplaced(banded) < unplaced(where) ||
-          (unplaced(banded) == unplaced(where) &&
-           SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
-        where = std::move(banded);
-        if (stats != nullptr) stats->token_balanced = by_tokens;
-      }
+    std::vector<int32_t> banded =
+        BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));
+    if (unplaced(banded) < unplaced(where) ||
+        (unplaced(banded) == unplaced(where) &&
+         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+      where = std::move(banded);
+      if (stats != nullptr) stats->token_balanced = true;
     }
   }
   return where;
