@@ -73,6 +73,82 @@ inline std::vector<int64_t> HeavyTailStep(int64_t num_ranks, int64_t microbatche
   return lengths;
 }
 
+// Three generated corpora with the shapes of real training corpora, for
+// the issue-15 rows of planner_quality (`sync`): token lengths drawn until
+// the batch holds `fill` of the num_ranks x microbatches x cap token slots
+// (the last document trimmed so the fill is exact). Documents longer than
+// the cap are left whole: the caller plans them under overflow split.
+// The real corpora the issue quotes are not public; the shapes follow what
+// is published about their kinds:
+// - code: source files (The Stack, Kocetkov et al. 2022, arXiv:2211.15533:
+//   files from GitHub repositories, where near-duplicates, vendored and
+//   generated files are common enough that deduplicating them is one of
+//   the paper's findings; issue 13 (docs/planner.md) met a 2.7M-token
+//   source file): lognormal, median 300 tokens, sigma 1.3; 3% of files from a
+//   Pareto tail (alpha 1) from 4K tokens to 1,000 x the cap (generated
+//   sources, data tables, minified bundles); 6% of files exactly 2,411
+//   tokens (one vendored or generated file copied across repositories:
+//   thousands of duplicates of one length); one 4M-token file (a
+//   concatenated or generated source; at most half the step).
+// - prose: web pages and books (C4, Raffel et al. 2020 and Dodge et al.
+//   2021, arXiv:2104.08758: ~156B tokens in ~365M pages, ~430 per page,
+//   a heavy right tail; books, e.g.
+//   PG-19, Rae et al. 2020, run to ~100K tokens): lognormal, median 1,500
+//   tokens (a mix of pages with longer articles and books, above C4's
+//   alone), sigma 1.2, clipped at 100K (about 2% of documents exceed the
+//   16K cap).
+// - short: chat turns and instructions (the Alpaca / ShareGPT kind):
+//   lognormal, median 250 tokens, sigma 0.7, clipped at 4,096.
+enum class Corpus { kCode, kProse, kShort };
+
+inline const char* CorpusName(Corpus c) {
+  return c == Corpus::kCode ? "code" : c == Corpus::kProse ? "prose" : "short";
+}
+
+inline std::vector<int64_t> CorpusBatch(Corpus corpus, int64_t num_ranks, int64_t microbatches,
+                                        int64_t cap, double fill, uint64_t seed) {
+  util::Rng rng(seed);
+  const int64_t target =
+      static_cast<int64_t>(std::floor(fill * static_cast<double>(num_ranks * microbatches * cap)));
+  auto lognormal = [&](double median, double sigma) {
+    const double u1 = 1 - rng.Uniform(), u2 = rng.Uniform();
+    return median * std::exp(sigma * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+  };
+  std::vector<int64_t> lengths;
+  int64_t total = 0;
+  if (corpus == Corpus::kCode) {
+    lengths.push_back(std::min<int64_t>(4000000, target / 2));
+    total = lengths[0];
+  }
+  while (total < target) {
+    double x;
+    switch (corpus) {
+      case Corpus::kCode: {
+        const double u = rng.Uniform();
+        if (u < 0.03) {
+          x = std::min(4096.0 / (1 - rng.Uniform()), 1000.0 * static_cast<double>(cap));
+        } else if (u < 0.09) {
+          x = 2411;
+        } else {
+          x = lognormal(300, 1.3);
+        }
+        break;
+      }
+      case Corpus::kProse:
+        x = std::min(lognormal(1500, 1.2), 100000.0);
+        break;
+      case Corpus::kShort:
+        x = std::min(lognormal(250, 0.7), 4096.0);
+        break;
+    }
+    int64_t l = std::max<int64_t>(1, std::llround(x));
+    l = std::min(l, target - total);
+    lengths.push_back(l);
+    total += l;
+  }
+  return lengths;
+}
+
 inline std::unique_ptr<cost::TransformerModel> SevenB() {
   cost::TransformerShape s;
   s.num_layers = 32;

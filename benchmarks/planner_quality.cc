@@ -20,6 +20,12 @@
 // microbatch-sync efficiency (and its gap to the bound), 1F1B efficiency
 // (and its gap), time (CPU, best of three):
 //   build/benchmarks/planner_quality sync 1024 8192
+// followed by the corpora table (R = 1,024, M in {4, 8}): the generated
+// code, prose and short corpora of planner_data.h (CorpusBatch) under
+// overflow split, the planner for each objective and the baselines; alone:
+//   build/benchmarks/planner_quality corpora 1024
+// With `fingerprints`, one line per MICROBATCH plan (long-tail batch and
+// corpora): a change meant to keep the plans must keep these lines.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -229,14 +235,129 @@ int SyncTable(const std::vector<int64_t>& rank_counts) {
   return 0;
 }
 
+// The issue-15 corpora (planner_data.h, CorpusBatch: code, prose, short)
+// at 97% fill under overflow split: the planner for sync = step and sync =
+// microbatch, and the baselines, one pipeline stage.
+int CorporaTable(const std::vector<int64_t>& rank_counts) {
+  const auto model = flopspack::bench::SevenB();
+  std::printf(
+      "| corpus | R | M | objective | policy | rank balance | microbatch sync | its gap | split "
+      "docs | docs | time (ms) |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  using flopspack::bench::Corpus;
+  for (const Corpus corpus : {Corpus::kCode, Corpus::kProse, Corpus::kShort}) {
+    for (int64_t ranks : rank_counts) {
+      for (int64_t microbatches : {4, 8}) {
+        const std::vector<int64_t> lengths =
+            flopspack::bench::CorpusBatch(corpus, ranks, microbatches, kCap, 0.97, 1);
+        StepOptions o;
+        o.num_ranks = ranks;
+        o.microbatches_per_rank = microbatches;
+        o.max_tokens_per_microbatch = kCap;
+        o.overflow = Overflow::kSplit;
+        auto row = [&](const char* objective, const char* policy) {
+          double best = 1e300;
+          absl::StatusOr<Plan> plan;
+          for (int run = 0; run < 3; ++run) {
+            const double start = CpuSeconds();
+            plan = flopspack::pack::PlanStep(o, *model, lengths);
+            best = std::min(best, CpuSeconds() - start);
+          }
+          if (!plan.ok()) {
+            std::printf("| %s | %lld | %lld | %s | %s | error: %s |\n",
+                        flopspack::bench::CorpusName(corpus), static_cast<long long>(ranks),
+                        static_cast<long long>(microbatches), objective, policy,
+                        std::string(plan.status().message()).c_str());
+            return;
+          }
+          const auto& m = plan->metrics();
+          const bool planner = std::strcmp(policy, "planner") == 0;
+          std::printf(
+              "| %s | %lld | %lld | %s | %s | %.3f%% | %s%.2f%%%s | %.2f%% | %llu | %zu | %.0f |\n",
+              flopspack::bench::CorpusName(corpus), static_cast<long long>(ranks),
+              static_cast<long long>(microbatches), objective, policy,
+              100 * m.rank_balance_efficiency, planner ? "**" : "",
+              100 * m.microbatch_sync_efficiency, planner ? "**" : "",
+              100 * m.microbatch_sync_gap_to_lower_bound,
+              static_cast<unsigned long long>(m.split_items), lengths.size(), 1e3 * best);
+          std::fflush(stdout);
+        };
+        o.sync = flopspack::pack::StepSync::kStep;
+        row("step", "planner");
+        o.sync = flopspack::pack::StepSync::kMicrobatch;
+        row("microbatch", "planner");
+        o.sync = flopspack::pack::StepSync::kStep;
+        for (const auto [algorithm, name] : {std::pair{StepAlgorithm::kRandom, "random"},
+                                             std::pair{StepAlgorithm::kTokens, "token-balanced"},
+                                             std::pair{StepAlgorithm::kSequences, "sequences"}}) {
+          o.algorithm = algorithm;
+          row("any", name);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+// Fingerprints of MICROBATCH plans (long-tail batch at 97% fill, and the
+// corpora at R = 1,024): a change meant to keep plans bit for bit must not
+// change one of these lines.
+int MicrobatchFingerprints() {
+  const auto model = flopspack::bench::SevenB();
+  using flopspack::bench::Corpus;
+  for (int data = 0; data < 4; ++data) {
+    for (const auto [ranks, microbatches] : {std::pair<int64_t, int64_t>{64, 2},
+                                             {64, 8},
+                                             {256, 2},
+                                             {256, 4},
+                                             {1024, 1},
+                                             {1024, 2},
+                                             {1024, 4},
+                                             {1024, 8},
+                                             {8192, 2},
+                                             {8192, 4}}) {
+      if (data > 0 && ranks != 1024) continue;
+      const std::vector<int64_t> lengths =
+          data == 0 ? flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, 1)
+                    : flopspack::bench::CorpusBatch(static_cast<Corpus>(data - 1), ranks,
+                                                    microbatches, kCap, 0.97, 1);
+      StepOptions o;
+      o.num_ranks = ranks;
+      o.microbatches_per_rank = microbatches;
+      o.max_tokens_per_microbatch = kCap;
+      o.overflow = data == 0 ? Overflow::kDefer : Overflow::kSplit;
+      o.sync = flopspack::pack::StepSync::kMicrobatch;
+      const absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, *model, lengths);
+      std::printf(
+          "%s R=%lld M=%lld: %016llx %.6f%%\n",
+          data == 0 ? "long-tail" : flopspack::bench::CorpusName(static_cast<Corpus>(data - 1)),
+          static_cast<long long>(ranks), static_cast<long long>(microbatches),
+          static_cast<unsigned long long>(plan.ok() ? Fingerprint(*plan) : 0),
+          plan.ok() ? 100 * plan->metrics().microbatch_sync_efficiency : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<int64_t> rank_counts;
   const bool split = argc > 1 && std::strcmp(argv[1], "split") == 0;
   const bool sync = argc > 1 && std::strcmp(argv[1], "sync") == 0;
-  for (int i = split || sync ? 2 : 1; i < argc; ++i) rank_counts.push_back(std::atoll(argv[i]));
+  const bool corpora = argc > 1 && std::strcmp(argv[1], "corpora") == 0;
+  for (int i = split || sync || corpora ? 2 : 1; i < argc; ++i) {
+    rank_counts.push_back(std::atoll(argv[i]));
+  }
+  if (argc > 1 && std::strcmp(argv[1], "fingerprints") == 0) return MicrobatchFingerprints();
+  if (corpora) {
+    if (rank_counts.empty()) rank_counts = {1024};
+    return CorporaTable(rank_counts);
+  }
   if (sync) {
     if (rank_counts.empty()) rank_counts = {1024, 8192};
-    return SyncTable(rank_counts);
+    SyncTable(rank_counts);
+    std::printf("\n");
+    return CorporaTable({1024});
   }
   if (split) {
     if (rank_counts.empty()) rank_counts = {8, 64, 1024};

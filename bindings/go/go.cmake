@@ -11,5 +11,6 @@ if(FLOPSPACK_BUILD_TESTS)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/go/run_tests.sh ${PROJECT_SOURCE_DIR}/include
             ${_lib_dir} "${FLOPSPACK_BINDINGS_PRELOAD}")
   set_tests_properties(go_test PROPERTIES
-    ENVIRONMENT "FLOPSPACK_GOLDEN_DIR=${FLOPSPACK_GOLDEN_DIR}" TIMEOUT 600)
+    ENVIRONMENT "FLOPSPACK_GOLDEN_DIR=${FLOPSPACK_GOLDEN_DIR}" TIMEOUT 600
+    COST 50)  # mostly the cgo/SWIG compile: ctest -j starts it early, as python_test
 endif()

@@ -21,7 +21,8 @@ if(FLOPSPACK_BUILD_TESTS)
   add_test(NAME rust_test
     COMMAND ${CARGO_EXECUTABLE} test --offline --quiet --workspace ${_rust_args}
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/rust)
-  set_tests_properties(rust_test PROPERTIES ENVIRONMENT "${_rust_env}" TIMEOUT 900)
+  # COST: mostly cargo's compile; ctest -j starts it early, as python_test.
+  set_tests_properties(rust_test PROPERTIES ENVIRONMENT "${_rust_env}" TIMEOUT 900 COST 50)
   find_program(BINDGEN_EXECUTABLE bindgen)
   if(BINDGEN_EXECUTABLE)
     add_test(NAME rust_sys_generated_current

@@ -195,6 +195,19 @@ flopspack_step_planner* NewPlanner(int32_t overflow, uint32_t m = 1) {
   return planner;
 }
 
+// Pushes the documents {4, 8, 2} with these extra costs into a fresh
+// planner: the push's status if nothing was queued, else INTERNAL.
+flopspack_status PushThreeWithExtraCosts(const double* extra, int64_t* first) {
+  static const int64_t lengths[] = {4, 8, 2};
+  flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT);
+  const flopspack_status s =
+      flopspack_step_planner_push_with_extra_costs(planner, lengths, extra, 3, first);
+  uint64_t pending = 1;
+  flopspack_step_planner_pending(planner, &pending, nullptr, nullptr);
+  flopspack_step_planner_destroy(planner);
+  return pending == 0 ? s : FLOPSPACK_INTERNAL;
+}
+
 std::string SavedPlanner() {
   flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT);
   const int64_t lengths[] = {30, 40, 150};
@@ -800,26 +813,14 @@ std::vector<Row> Rows() {
   add("PlannerPushExtraCostNegative", "`flopspack_step_planner_push_with_extra_costs`",
       "a negative, NaN or infinite extra cost (nothing pushed)", FLOPSPACK_INVALID_ARGUMENT,
       "extra_costs[1] = -1: every extra cost must be finite and non-negative", [](Outs& o) {
-        flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT);
         static const double extra[] = {0, -1, 2};
-        const flopspack_status s =
-            flopspack_step_planner_push_with_extra_costs(planner, kThree, extra, 3, &o.i64);
-        uint64_t pending = 1;
-        flopspack_step_planner_pending(planner, &pending, nullptr, nullptr);
-        flopspack_step_planner_destroy(planner);
-        return pending == 0 ? s : FLOPSPACK_INTERNAL;
+        return PushThreeWithExtraCosts(extra, &o.i64);
       });
   add("PlannerPushExtraCostSumOverflow", "`flopspack_step_planner_push_with_extra_costs`",
       "finite extra costs whose sum overflows a double (nothing pushed)", FLOPSPACK_OUT_OF_RANGE,
       "extra_costs: the sum of costs overflows a double at index 1", [](Outs& o) {
-        flopspack_step_planner* planner = NewPlanner(FLOPSPACK_OVERFLOW_SPLIT);
         static const double extra[] = {1e308, 1e308, 0};
-        const flopspack_status s =
-            flopspack_step_planner_push_with_extra_costs(planner, kThree, extra, 3, &o.i64);
-        uint64_t pending = 1;
-        flopspack_step_planner_pending(planner, &pending, nullptr, nullptr);
-        flopspack_step_planner_destroy(planner);
-        return pending == 0 ? s : FLOPSPACK_INTERNAL;
+        return PushThreeWithExtraCosts(extra, &o.i64);
       });
   add("PlannerNextCallbackFails", "`flopspack_step_planner_next`",
       "the custom cost model fails (the planner is unchanged)", FLOPSPACK_CALLBACK_FAILED,

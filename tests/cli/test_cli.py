@@ -128,9 +128,21 @@ def test_all_input_forms_give_the_same_answer(tmp_path, small_txt):
 
 
 LENGTHS_COMMANDS = ["stats", "pack", "balance", "plan", "buckets", "simulate", "report"]
+# Under AddressSanitizer (CI's ASan stage) the two tests below run for stats
+# and report (the one with --out) and skip the other five, visibly: every
+# command reads LENGTHS through the same LoadContext/ReadLengths and
+# resolves --model/--cost through the same code before its own work, so
+# the other five add no C++ path for the sanitizers, and each instrumented
+# launch costs ~0.2 CPU s (these two tests: 14.4 -> 6.2 CPU s). The
+# uninstrumented CMake stage runs all seven: there the per-command messages
+# are what is checked.
+SANITIZED = "FLOPSPACK_CHILD_ASAN_OPTIONS" in os.environ
+PER_COMMAND = [pytest.param(c, marks=pytest.mark.skipif(
+    SANITIZED and c not in ("stats", "report"),
+    reason="same input and flag code as stats under the sanitizer")) for c in LENGTHS_COMMANDS]
 
 
-@pytest.mark.parametrize("command", LENGTHS_COMMANDS)
+@pytest.mark.parametrize("command", PER_COMMAND)
 def test_bad_input_exit_1_names_file_line_value(tmp_path, command):
     extra = ["--out", str(tmp_path / "r")] if command == "report" else []
     missing = tmp_path / "missing.txt"
@@ -151,7 +163,7 @@ def test_bad_input_exit_1_names_file_line_value(tmp_path, command):
     assert run(command, bad, *extra, check=1).stdout == ""
 
 
-@pytest.mark.parametrize("command", LENGTHS_COMMANDS)
+@pytest.mark.parametrize("command", PER_COMMAND)
 def test_command_usage_errors_exit_2(tmp_path, small_txt, command):
     if command == "report":
         assert "--out=DIR is required" in run(command, small_txt, check=2).stderr

@@ -45,3 +45,12 @@ var (
 	ErrCancelled       = StatusCancelled.Target()
 	ErrBufferTooSmall  = StatusBufferTooSmall.Target()
 )
+
+// checkExtraCostsLength: the C calls read one extra cost per length.
+func checkExtraCostsLength(extraCosts []float64, lengths []int64) error {
+	if len(extraCosts) != len(lengths) {
+		return &Error{Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	}
+	return nil
+}

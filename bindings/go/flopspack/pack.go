@@ -1,10 +1,6 @@
 package flopspack
 
-import (
-	"fmt"
-
-	"github.com/flopspack/flopspack/bindings/go/internal/capi"
-)
+import "github.com/flopspack/flopspack/bindings/go/internal/capi"
 
 // PackAlgorithm says how Pack places documents.
 type PackAlgorithm int32
@@ -45,9 +41,10 @@ func Pack(lengths []int64, options PackOptions, model *CostModel) (*Plan, error)
 // none: the same plan as Pack.
 func PackWithExtraCosts(lengths []int64, extraCosts []float64, options PackOptions, model *CostModel) (*Plan, error) {
 	// nil: no extra costs; the wrapper passes NULL, the plain pack.
-	if extraCosts != nil && len(extraCosts) != len(lengths) {
-		return nil, &Error{Status: StatusInvalidArgument,
-			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	if extraCosts != nil {
+		if err := checkExtraCostsLength(extraCosts, lengths); err != nil {
+			return nil, err
+		}
 	}
 	m, err := modelHandle(model)
 	if err != nil {

@@ -121,9 +121,8 @@ func PlanStepWithExtraCosts(lengths []int64, extraCosts []float64, model *CostMo
 	if extraCosts == nil {
 		return PlanStep(lengths, model, options)
 	}
-	if len(extraCosts) != len(lengths) {
-		return nil, &Error{Status: StatusInvalidArgument,
-			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	if err := checkExtraCostsLength(extraCosts, lengths); err != nil {
+		return nil, err
 	}
 	m, err := model.handle()
 	if err != nil {
@@ -253,9 +252,8 @@ func (p *StepPlanner) PushWithExtraCosts(lengths []int64, extraCosts []float64) 
 	if extraCosts == nil {
 		return p.Push(lengths)
 	}
-	if len(extraCosts) != len(lengths) {
-		return 0, &Error{Status: StatusInvalidArgument,
-			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
+	if err := checkExtraCostsLength(extraCosts, lengths); err != nil {
+		return 0, err
 	}
 	h, err := p.handle()
 	if err != nil {

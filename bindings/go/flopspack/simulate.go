@@ -1,7 +1,6 @@
 package flopspack
 
 import (
-	"fmt"
 	"runtime"
 
 	"github.com/flopspack/flopspack/bindings/go/internal/capi"
@@ -157,14 +156,6 @@ func SimulateWithExtraCosts(lengths []int64, extraCosts []float64, model *CostMo
 	s := &Simulation{ref: cref{h: h, destroy: destroySimulation}}
 	runtime.SetFinalizer(s, (*Simulation).Close)
 	return s, nil
-}
-
-func checkExtraCostsLength(extraCosts []float64, lengths []int64) error {
-	if len(extraCosts) != len(lengths) {
-		return &Error{Status: StatusInvalidArgument,
-			Message: fmt.Sprintf("extra_costs has %d entries for %d lengths", len(extraCosts), len(lengths))}
-	}
-	return nil
 }
 
 func destroySimulation(h uintptr) {

@@ -225,15 +225,34 @@ class SlotSearch {
             d.cost - partner.dearest > room) {
           continue;
         }
-        for (const Member& e : partner.members) {
-          const double delta = d.cost - e.cost;
-          if (delta <= best || delta > room) continue;
-          const int64_t shift = d.length - e.length;
+        // The partner's items are sorted by (cost, position): the shift
+        // d.cost - e.cost falls as e gets dearer (floating-point
+        // subtraction is monotone), so the items within the room start at
+        // a partition point and the first that fits under the caps has the
+        // largest shift. Among equal shifts the one first in the list wins,
+        // as in a scan of the list updating on `delta > best`: the same
+        // choice, without scanning the items out of range (most donors
+        // find none: 2,545 of 3,071 at 1,024 x 4).
+        const std::vector<Member>& by_cost = partner.members;
+        auto e = std::partition_point(by_cost.begin(), by_cost.end(),
+                                      [&](const Member& m) { return d.cost - m.cost > room; });
+        const Member* pick = nullptr;
+        double top = best;
+        for (; e != by_cost.end(); ++e) {
+          const double delta = d.cost - e->cost;
+          if (delta <= best || (pick != nullptr && delta < top)) break;
+          const int64_t shift = d.length - e->length;
           if (shift > room_x || -shift > room_c) continue;
-          best = delta;
+          if (pick == nullptr || e->position < pick->position) {
+            pick = &*e;
+            top = delta;
+          }
+        }
+        if (pick != nullptr) {
+          best = top;
           best_x = x;
           best_d = d.item;
-          best_e = e.item;
+          best_e = pick->item;
         }
       }
     }
@@ -248,17 +267,21 @@ class SlotSearch {
     double cost;
     int64_t length;
     int32_t item;
+    int32_t position;  // in the microbatch's item list
   };
 
   void Gather(const std::vector<int32_t>& items, std::vector<Member>& out) const {
     out.clear();
-    for (int32_t i : items) out.push_back({costs_[i], lengths_[i], i});
+    for (int32_t i : items) {
+      out.push_back({costs_[i], lengths_[i], i, static_cast<int32_t>(out.size())});
+    }
   }
 
-  // A light microbatch's items as Give reads them, with their cheapest and
-  // dearest cost. The same few light microbatches of slot 0 are the
-  // partners of thousands of donors in a row: each is gathered once per
-  // change of its items (version_), in a small direct-mapped cache.
+  // A light microbatch's items as Give reads them, sorted by (cost,
+  // position), with their cheapest and dearest cost. The same few light
+  // microbatches of slot 0 are the partners of thousands of donors in a
+  // row: each is gathered and sorted once per change of its items
+  // (version_), in a small direct-mapped cache.
   struct Partner {
     int32_t cell = -1;
     int64_t version = -1;
@@ -271,6 +294,9 @@ class SlotSearch {
     p.cell = x;
     p.version = version_[x];
     Gather(items_[x], p.members);
+    std::sort(p.members.begin(), p.members.end(), [](const Member& a, const Member& b) {
+      return a.cost != b.cost ? a.cost < b.cost : a.position < b.position;
+    });
     p.cheapest = std::numeric_limits<double>::infinity();
     p.dearest = -std::numeric_limits<double>::infinity();
     for (const Member& e : p.members) {
@@ -317,6 +343,25 @@ class SlotSearch {
   std::vector<Partner> partners_ = std::vector<Partner>(16);
   int64_t moves_ = 0;
 };
+
+// Whether a plan that places every item is within the tolerance of the
+// lower bound max(total cost / R, costliest item) on the sum of slot
+// maxima (the heaviest microbatch of each slot is at least that rank's
+// share of the slot, so the sum is at least any rank's total, at least
+// total / R; and the costliest item's microbatch is some slot's maximum).
+// Then no plan is better by more than the tolerance.
+bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> costs,
+                     const SlotBalanceOptions& o) {
+  double total = 0, costliest = 0;
+  for (size_t i = 0; i < where.size(); ++i) {
+    if (where[i] < 0) return false;
+    total += costs[i];
+    costliest = std::max(costliest, costs[i]);
+  }
+  const double bound = std::max(total / static_cast<double>(o.num_ranks), costliest);
+  return SlotMaxSum(where, costs, o.num_ranks, o.microbatches_per_rank) <=
+         bound * (1 + o.tolerance);
+}
 
 }  // namespace
 
@@ -400,11 +445,16 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   }
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
-  if (o.search && r * m <= kCompareBelow) {
-    // Small steps: the rank-balanced plan's microbatches, banded, then the
-    // token-balanced plan's, each kept when it leaves no more items out and
-    // its slot maxima sum lower (never worse than planning for STEP or than
-    // the token-balanced baseline's microbatches in any slot order).
+  if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
+    // Small steps: the token-balanced plan's microbatches (the planner on
+    // token counts, for STEP), banded, kept when it leaves no more items
+    // out and its slot maxima sum lower: never worse than the
+    // token-balanced baseline's microbatches in any slot order. The
+    // rank-balanced (STEP) plan's microbatches, banded, used to be a
+    // candidate too; it never won against these two on 216 steps (R in
+    // {64, 256, 1024}, M in {1, 2, 4, 8}, six seeds of the long-tail batch
+    // and of the code and prose corpora; docs/planner.md) and cost a whole
+    // STEP plan, ~20% of this planner's instructions at 1,024 x 4.
     const auto unplaced = [](const std::vector<int32_t>& w) {
       return std::count(w.begin(), w.end(), -1);
     };
@@ -412,16 +462,13 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
-    for (const bool by_tokens : {false, true}) {
-      std::vector<int32_t> banded = BandSlots(
-          lengths, costs, o,
-          PlanDocuments(lengths, by_tokens ? absl::MakeConstSpan(token_costs) : costs, ranks));
-      if (unplaced(banded) < unplaced(where) ||
-          (unplaced(banded) == unplaced(where) &&
-           SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
-        where = std::move(banded);
-        if (stats != nullptr) stats->token_balanced = by_tokens;
-      }
+    std::vector<int32_t> banded =
+        BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));
+    if (unplaced(banded) < unplaced(where) ||
+        (unplaced(banded) == unplaced(where) &&
+         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+      where = std::move(banded);
+      if (stats != nullptr) stats->token_balanced = true;
     }
   }
   return where;

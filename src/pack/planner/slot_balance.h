@@ -21,9 +21,10 @@
 // second search.
 // Last, each band's microbatches go to ranks by LPT on the rank totals, so
 // the rank balance stays high too. On steps of at most 2^14 microbatches
-// the rank-balanced plan's microbatches and the token-balanced plan's
-// (the planner on token counts), banded, are computed too and the one
-// whose slot maxima sum lowest is kept (there the extra planning is cheap).
+// the token-balanced plan's microbatches (the planner on token counts),
+// banded, are computed too and kept when their slot maxima sum lower
+// (there the extra planning is cheap); not when the plan is already within
+// `tolerance` of the lower bound max(total cost / R, costliest item).
 //
 // Complexity: phase 1 as planner_documents.h with R M groups; phases 2-3
 // O(R M log(R M)) plus O(s (K M) u) per search step, s items in H, K
@@ -31,7 +32,8 @@
 // Guarantee: no microbatch exceeds the cap; every item is placed or
 // reported unplaced; phase 3 strictly lowers the objective (sum of slot
 // maxima, item costs additive) at each step, so it terminates; the bands
-// never raise it.
+// never raise it. On small steps, never worse than the token-balanced
+// plan's microbatches banded (beyond the tolerance), placing no fewer items.
 // This file carries its own move/swap search over slot maxima; it should
 // move onto the unified refiner (pack/primitives/refine.h) once that takes
 // an objective over groups of groups.

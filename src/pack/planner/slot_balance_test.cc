@@ -7,6 +7,7 @@
 
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
+#include "pack/planner/planner_documents.h"
 #include "pack/planner/step_planner.h"
 #include "util/random.h"
 
@@ -173,6 +174,24 @@ TEST(SlotBalanceTest, InvariantsAndDeterminism) {
     if (std::count(where.begin(), where.end(), -1) == 0 &&
         std::count(banded.begin(), banded.end(), -1) == 0) {
       EXPECT_LE(SlotMaxSum(where, costs, r, m), SlotMaxSum(banded, costs, r, m) * (1 + 1e-12));
+    }
+    // Never worse (beyond the tolerance, when the plan is already that
+    // close to the lower bound) than the token-balanced plan's
+    // microbatches, banded, when it places no more items.
+    DocumentPlanOptions by_tokens;
+    by_tokens.num_ranks = r;
+    by_tokens.microbatches_per_rank = m;
+    by_tokens.cap = cap;
+    const std::vector<double> token_costs(lengths.begin(), lengths.end());
+    const std::vector<int32_t> tokens_banded =
+        BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, by_tokens));
+    const auto unplaced = [](const std::vector<int32_t>& w) {
+      return std::count(w.begin(), w.end(), -1);
+    };
+    EXPECT_LE(unplaced(where), unplaced(tokens_banded));
+    if (unplaced(where) == unplaced(tokens_banded)) {
+      EXPECT_LE(SlotMaxSum(where, costs, r, m),
+                SlotMaxSum(tokens_banded, costs, r, m) * (1 + o.tolerance));
     }
   }
 }

@@ -4,6 +4,7 @@
 use crate::sys;
 use std::ffi::CStr;
 use std::fmt;
+use std::ptr;
 
 /// A `flopspack_status` other than OK.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -111,4 +112,25 @@ pub(crate) fn check(raw: sys::flopspack_status) -> Result<()> {
         Status::from_raw(raw),
         message.to_string_lossy().into_owned(),
     ))
+}
+
+/// The C pointer of optional per-document extra costs (NULL for `None`), or
+/// INVALID_ARGUMENT when there is not one per length: the C calls read
+/// `lengths.len()` of them.
+pub(crate) fn check_extra_costs(
+    extra_costs: Option<&[f64]>,
+    lengths: &[i64],
+) -> Result<*const f64> {
+    match extra_costs {
+        None => Ok(ptr::null()),
+        Some(e) if e.len() == lengths.len() => Ok(e.as_ptr()),
+        Some(e) => Err(Error::new(
+            Status::InvalidArgument,
+            format!(
+                "extra_costs has {} entries for {} lengths",
+                e.len(),
+                lengths.len()
+            ),
+        )),
+    }
 }

@@ -2,7 +2,7 @@
 //! costs over groups.
 
 use crate::cost::CostModel;
-use crate::error::{check, Error, Result, Status};
+use crate::error::{check, check_extra_costs, Error, Result, Status};
 use crate::plan::Plan;
 use crate::stream::Overflow;
 use crate::sys;
@@ -90,18 +90,7 @@ pub fn pack_with_extra_costs(
     options: &PackOptions,
     model: Option<&CostModel>,
 ) -> Result<Plan> {
-    if let Some(e) = extra_costs {
-        if e.len() != lengths.len() {
-            return Err(Error::new(
-                Status::InvalidArgument,
-                format!(
-                    "extra_costs has {} entries for {} lengths",
-                    e.len(),
-                    lengths.len()
-                ),
-            ));
-        }
-    }
+    let extra = check_extra_costs(extra_costs, lengths)?;
     let mut c = pack_defaults();
     c.algorithm = (match options.algorithm {
         PackAlgorithm::BestFitDecreasing => sys::FLOPSPACK_PACK_BEST_FIT_DECREASING,
@@ -114,7 +103,6 @@ pub fn pack_with_extra_costs(
     c.seed = options.seed;
     c.cost_model = model.map_or(ptr::null(), |m| m.as_ptr());
     let mut raw = ptr::null_mut();
-    let extra = extra_costs.map_or(ptr::null(), |e| e.as_ptr());
     // SAFETY: the model (borrowed for the call) and the slices (extra NULL
     // or as long as lengths) live through it.
     let status = check(unsafe {

@@ -2,7 +2,7 @@
 //! token cap, balanced by cost; and the stateful step planner.
 
 use crate::cost::{CostModel, ModelRef};
-use crate::error::{check, Error, Result, Status};
+use crate::error::{check, check_extra_costs, Error, Result, Status};
 use crate::plan::Plan;
 use crate::stream::Overflow;
 use crate::sys;
@@ -183,21 +183,9 @@ pub fn plan_step_with_extra_costs(
     model: &CostModel,
     options: &StepOptions,
 ) -> Result<Plan> {
-    if let Some(e) = extra_costs {
-        if e.len() != lengths.len() {
-            return Err(Error::new(
-                Status::InvalidArgument,
-                format!(
-                    "extra_costs has {} entries for {} lengths",
-                    e.len(),
-                    lengths.len()
-                ),
-            ));
-        }
-    }
+    let extra = check_extra_costs(extra_costs, lengths)?;
     let c = options.to_c();
     let mut raw = ptr::null_mut();
-    let extra = extra_costs.map_or(ptr::null(), |e| e.as_ptr());
     // SAFETY: pointers to locals and live slices (extra NULL or as long as
     // lengths); the plan is ours.
     model.explain(check(unsafe {
@@ -390,20 +378,8 @@ impl StepPlanner {
         lengths: &[i64],
         extra_costs: Option<&[f64]>,
     ) -> Result<i64> {
-        if let Some(e) = extra_costs {
-            if e.len() != lengths.len() {
-                return Err(Error::new(
-                    Status::InvalidArgument,
-                    format!(
-                        "extra_costs has {} entries for {} lengths",
-                        e.len(),
-                        lengths.len()
-                    ),
-                ));
-            }
-        }
+        let extra = check_extra_costs(extra_costs, lengths)?;
         let mut first = 0i64;
-        let extra = extra_costs.map_or(ptr::null(), |e| e.as_ptr());
         // SAFETY: live slices (extra NULL or as long as lengths) and a local.
         check(unsafe {
             sys::flopspack_step_planner_push_with_extra_costs(

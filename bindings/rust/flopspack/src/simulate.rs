@@ -2,7 +2,7 @@
 //! padding at N GPUs under a packing policy.
 
 use crate::cost::CostModel;
-use crate::error::{check, Error, Result, Status};
+use crate::error::{check, check_extra_costs, Result};
 use crate::planner::{PipelineSchedule, SyncModel};
 use crate::stats::Stats;
 use crate::sys;
@@ -265,21 +265,6 @@ pub fn simulate_sweep(
 ) -> Result<Sweep> {
     // No extra costs: the C library makes the plain sweep of NULL.
     simulate_sweep_with_extra_costs(lengths, None, model, options, rank_counts, progress)
-}
-
-fn check_extra_costs(extra_costs: Option<&[f64]>, lengths: &[i64]) -> Result<*const f64> {
-    match extra_costs {
-        None => Ok(ptr::null()),
-        Some(e) if e.len() == lengths.len() => Ok(e.as_ptr()),
-        Some(e) => Err(Error::new(
-            Status::InvalidArgument,
-            format!(
-                "extra_costs has {} entries for {} lengths",
-                e.len(),
-                lengths.len()
-            ),
-        )),
-    }
 }
 
 /// [`simulate`] where document i costs the model's cost of its tokens plus

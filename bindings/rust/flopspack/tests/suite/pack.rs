@@ -2,8 +2,7 @@ use flopspack::{
     balance, pack, BalanceAlgorithm, BalanceOptions, Overflow, PackAlgorithm, PackOptions, Status,
 };
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 #[test]
 fn pack_places_every_token_once_within_capacity() {

@@ -3,8 +3,7 @@ use flopspack::{
     Weighting,
 };
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 #[test]
 fn stats_against_direct_computation() {

@@ -3,8 +3,7 @@ use flopspack::{
     StepAlgorithm, StepOptions, StepPlanner, StepPlannerOptions, SyncModel,
 };
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 #[test]
 fn plan_step_places_every_token_once_under_the_cap() {

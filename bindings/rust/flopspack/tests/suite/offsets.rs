@@ -5,8 +5,7 @@ use flopspack::{pack, plan_step, CostModel, Overflow, PackOptions, Plan, StepOpt
 use flopspack::{StreamOptions, StreamPacker};
 use std::collections::HashMap;
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 type Spans = HashMap<i64, Vec<(i64, i64)>>;
 

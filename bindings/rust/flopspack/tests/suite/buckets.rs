@@ -3,8 +3,7 @@ use flopspack::{
     Overflow, Status, BUCKET_TARGET_BALANCE,
 };
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 #[test]
 fn optimize_and_padding() {

@@ -1,8 +1,7 @@
 //! The golden vectors (tests/golden/*.json, from the C++ core): the Rust
 //! binding must reproduce every cost, assignment and metric to the last bit.
-mod common;
 
-use common::json::Json;
+use crate::common::json::Json;
 use flopspack::{
     balance, bucket_padding, optimize_buckets, pack, plan_step, plan_step_with_extra_costs,
     simulate, simulate_sweep, AttentionSpan, BalanceAlgorithm, BalanceOptions, Binning,

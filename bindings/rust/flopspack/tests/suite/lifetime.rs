@@ -10,8 +10,7 @@ use flopspack::{
 };
 use std::sync::{Arc, Mutex};
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 fn poly(lengths: &[i64]) -> f64 {
     lengths

@@ -1,8 +1,7 @@
 use flopspack::{CostModel, Overflow, Status, StreamOptions, StreamPacker};
 use std::collections::HashMap;
 
-mod common;
-use common::lengths;
+use crate::common::lengths;
 
 #[test]
 fn every_token_is_placed_exactly_once() {
