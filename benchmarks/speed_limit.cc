@@ -261,6 +261,9 @@ void BM_PlanStepInContextVsQsort(benchmark::State& state) {
   Run(state, lengths, ranks == 8192 ? g_first_context : 0,
       [&] { return PlanStepInContext(lengths, ranks); });
   if (ranks == 8192) state.counters["reserve_ms"] = g_reserve * 1e3;
+  state.counters["kept_bytes_per_doc"] =
+      static_cast<double>(flopspack_step_context_kept_bytes(Context(ranks))) /
+      static_cast<double>(lengths.size());
 }
 BENCHMARK(BM_PlanStepInContextVsQsort)
     ->Name("flopspack_plan_step_in_context")

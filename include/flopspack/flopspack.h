@@ -559,7 +559,11 @@ FLOPSPACK_API void flopspack_step_options_init(flopspack_step_options* options);
  * (the batch does not fit under SPLIT or REJECT), FLOPSPACK_OUT_OF_RANGE
  * (more than 2^24 microbatches, num_ranks x M x cap over int64, costs whose
  * sum overflows a double), FLOPSPACK_CALLBACK_FAILED (a custom cost model
- * failed). */
+ * failed). Each thread keeps its calls' working storage for its next call
+ * (a step context of its own, as flopspack_step_context, freed when the
+ * thread exits; plans may still be destroyed on any thread, after it):
+ * steps of up to 2^21 documents use it, about 170 bytes per document of the
+ * largest step, at most 512 MB per thread (docs/planner.md). */
 FLOPSPACK_API flopspack_status flopspack_plan_step(const flopspack_step_options* options,
                                                    const flopspack_cost_model* model,
                                                    const int64_t* lengths, size_t n,

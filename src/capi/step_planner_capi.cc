@@ -34,6 +34,25 @@ struct flopspack_step_context {
 
 namespace {
 
+// The step context of the plain calls (flopspack_plan_step and
+// flopspack_plan_step_with_extra_costs): one per thread, made on the
+// thread's first call and freed when the thread exits, so a thread that
+// plans step after step reuses memory it already faulted in, as a caller's
+// own flopspack_step_context does. Its plans hold the pool too (a plan may
+// be destroyed on another thread, after this one exited: the pool then
+// lives until its last plan is gone). Bounded: steps of up to
+// kThreadContextMaxDocuments documents use it, larger ones allocate and
+// free as before; it keeps at most kThreadContextMaxBytes.
+constexpr size_t kThreadContextMaxDocuments = size_t{1} << 21;
+constexpr size_t kThreadContextMaxBytes = size_t{512} << 20;
+
+std::shared_ptr<flopspack::util::VectorPool> ThreadContextPool(size_t documents) {
+  if (documents > kThreadContextMaxDocuments) return nullptr;
+  thread_local const std::shared_ptr<flopspack::util::VectorPool> pool =
+      std::make_shared<flopspack::util::VectorPool>(kThreadContextMaxBytes);
+  return pool;
+}
+
 // Reads and converts the step options: enum values here, the other range
 // checks are the core's.
 flopspack_status ReadStepOptions(const flopspack_step_options* in,
@@ -159,9 +178,13 @@ flopspack_status flopspack_plan_step(const flopspack_step_options* options,
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     flopspack::pack::StepOptions o;
     if (flopspack_status s = ReadStepOptions(options, &o)) return s;
+    std::shared_ptr<flopspack::util::VectorPool> pool = ThreadContextPool(n);
+    flopspack::util::UseVectorPool use(pool.get());
     auto plan = flopspack::pack::PlanStep(o, *model->model, absl::MakeConstSpan(lengths, n));
     if (!plan.ok()) return FromStatus(plan.status());
-    *out = new flopspack_plan{std::move(*plan)};
+    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
+    handle->pool = std::move(pool);
+    *out = handle.release();
     return FLOPSPACK_OK;
   });
 }
@@ -247,10 +270,14 @@ flopspack_status flopspack_plan_step_with_extra_costs(const flopspack_step_optio
     if (flopspack_status s = ReadStepOptions(options, &o)) return s;
     const absl::Span<const double> extra =
         extra_costs == nullptr ? absl::Span<const double>() : absl::MakeConstSpan(extra_costs, n);
+    std::shared_ptr<flopspack::util::VectorPool> pool = ThreadContextPool(n);
+    flopspack::util::UseVectorPool use(pool.get());
     auto plan = flopspack::pack::PlanStepWithExtraCosts(o, *model->model,
                                                         absl::MakeConstSpan(lengths, n), extra);
     if (!plan.ok()) return FromStatus(plan.status());
-    *out = new flopspack_plan{std::move(*plan)};
+    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
+    handle->pool = std::move(pool);
+    *out = handle.release();
     return FLOPSPACK_OK;
   });
 }

@@ -13,12 +13,13 @@
 // contents (n copies of the value) before use.
 // Complexity: Take is O(k) in the k vectors the pool holds of that type
 // (k <= kMaxPerType); Give is O(1) amortised (O(k) when the pool is full).
-// Guarantee: the pool holds at most kMaxPerType vectors per element type;
-// Give never allocates once the pool's lists are reserved, so giving back in
-// a destructor cannot throw. Thread-safe: Take and Give lock a mutex (a plan
-// may be destroyed on another thread while its context plans the next).
-// Reference: zstd's ZSTD_CCtx, a context that owns its workspace across
-// compressions (lib/zstd.h, "Explicit context").
+// Guarantee: the pool holds at most kMaxPerType vectors per element type,
+// and at most max_bytes bytes (a vector that would take it over drops the
+// type's smaller vectors first, else is freed); Give never allocates once the pool's lists are
+// reserved, so giving back in a destructor cannot throw. Thread-safe: Take and Give lock a mutex (a
+// plan may be destroyed on another thread while its context plans the next). Reference: zstd's
+// ZSTD_CCtx, a context that owns its workspace across compressions (lib/zstd.h, "Explicit
+// context").
 #ifndef FLOPSPACK_UTIL_VECTOR_POOL_H_
 #define FLOPSPACK_UTIL_VECTOR_POOL_H_
 
@@ -37,7 +38,10 @@ class VectorPool {
   // smallest vector is dropped.
   static constexpr size_t kMaxPerType = 48;
 
-  VectorPool() {
+  // max_bytes: the most storage the pool keeps (the C API's step contexts
+  // keep everything; the per-thread context of flopspack_plan_step keeps a
+  // bounded amount).
+  explicit VectorPool(size_t max_bytes = SIZE_MAX) : max_bytes_(max_bytes) {
     std::apply([](auto&... list) { (list.reserve(kMaxPerType), ...); }, lists_);
   }
   VectorPool(const VectorPool&) = delete;
@@ -73,20 +77,32 @@ class VectorPool {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::vector<T>>& list = List<T>();
     const size_t added = v.capacity() * sizeof(T);
-    if (list.size() == kMaxPerType) {
+    // Over the count or the byte budget: drop this type's smallest vectors
+    // while they are smaller than v (the larger one serves more requests),
+    // unless dropping all of those would not make room: then v is freed.
+    size_t smaller_bytes = 0;
+    bool any_smaller = false;
+    for (const std::vector<T>& kept : list) {
+      if (kept.capacity() < v.capacity()) {
+        smaller_bytes += kept.capacity() * sizeof(T);
+        any_smaller = true;
+      }
+    }
+    if (added > max_bytes_ || bytes_ - smaller_bytes > max_bytes_ - added ||
+        (list.size() == kMaxPerType && !any_smaller)) {
+      std::vector<T>().swap(v);
+      return;
+    }
+    while (list.size() == kMaxPerType || bytes_ > max_bytes_ - added) {
       size_t smallest = 0;
       for (size_t i = 1; i < list.size(); ++i) {
         if (list[i].capacity() < list[smallest].capacity()) smallest = i;
       }
-      if (list[smallest].capacity() >= v.capacity()) {
-        std::vector<T>().swap(v);
-        return;
-      }
       bytes_ -= list[smallest].capacity() * sizeof(T);
-      list[smallest] = std::move(v);
-    } else {
-      list.push_back(std::move(v));
+      list[smallest].swap(list.back());
+      list.pop_back();
     }
+    list.push_back(std::move(v));
     bytes_ += added;
     v = std::vector<T>();
   }
@@ -104,6 +120,7 @@ class VectorPool {
   }
 
   mutable std::mutex mu_;
+  const size_t max_bytes_;
   size_t bytes_ = 0;
   // One list per element type the planner's buffers use (int64_t, double,
   // int32_t, uint64_t, uint32_t; uint64_t is also size_t here).

@@ -45,6 +45,33 @@ TEST(VectorPoolTest, FullPoolKeepsTheLargest) {
   EXPECT_EQ(pool.Take<int32_t>(1).capacity(), 6u);
 }
 
+TEST(VectorPoolTest, ByteBudgetDropsSmallerVectorsThenRefuses) {
+  VectorPool pool(100 * sizeof(int64_t));
+  std::vector<int64_t> a, b, c, d;
+  a.reserve(30);
+  b.reserve(40);
+  c.reserve(50);
+  d.reserve(200);
+  pool.Give(a);
+  pool.Give(b);
+  EXPECT_EQ(pool.bytes(), 70 * sizeof(int64_t));
+  pool.Give(c);  // over budget: the 30 goes, then it fits (90)
+  EXPECT_EQ(pool.bytes(), 90 * sizeof(int64_t));
+  EXPECT_EQ(pool.Take<int64_t>(1).capacity(), 40u);
+  std::vector<int64_t> e;
+  e.reserve(45);
+  pool.Give(e);  // 50 + 45 fits
+  EXPECT_EQ(pool.bytes(), 95 * sizeof(int64_t));
+  pool.Give(d);  // larger than the budget: dropped, the pool unchanged
+  EXPECT_EQ(d.capacity(), 0u);
+  EXPECT_EQ(pool.bytes(), 95 * sizeof(int64_t));
+  std::vector<double> other;
+  other.reserve(10);
+  pool.Give(other);  // another type's vectors are not dropped for it: refused
+  EXPECT_EQ(other.capacity(), 0u);
+  EXPECT_EQ(pool.bytes(), 95 * sizeof(int64_t));
+}
+
 TEST(VectorPoolTest, PooledVectorsHaveTheSameContentsWithOrWithoutAPool) {
   VectorPool pool;
   std::vector<int64_t> dirty(64, 99);
