@@ -108,7 +108,6 @@ BucketSampler::BucketSampler(const BucketSamplerOptions& options, LengthReferenc
     : reference_(std::move(reference)),
       num_ranks_(options.num_ranks),
       accumulation_(options.accumulation_steps),
-      drop_last_(options.drop_last),
       seed_(options.seed) {}
 
 absl::StatusOr<std::unique_ptr<BucketSampler>> BucketSampler::Create(

@@ -187,7 +187,6 @@ class BucketSampler {
   int64_t num_ranks_ = 1, accumulation_ = 1, num_steps_ = 0, num_batches_ = 0;
   int64_t budget_tokens_ = 0;
   double largest_item_cost_ = 0;
-  bool drop_last_ = false;
   uint64_t seed_ = 0;
 
   mutable std::mutex cache_mutex_;
