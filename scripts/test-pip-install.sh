@@ -8,8 +8,9 @@
 # Usage: scripts/test-pip-install.sh [VENV_DIR [BUILD_DIR]]
 #   VENV_DIR   default build/ci-venv
 #   BUILD_DIR  meson-python's build directory (builddir), configured with
-#              --werror and kept, so that scripts/test.sh's meson stage
-#              reuses its objects; default: a temporary one, as pip does.
+#              scripts/meson-ci.ini (--werror, unity files) and kept, so
+#              that scripts/test.sh's meson stage reuses its objects;
+#              default: a temporary one, as pip does.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${1:-$root/build/ci-venv}
@@ -19,7 +20,10 @@ rm -rf "$venv"
 set --  # pip's extra arguments
 if [ -n "$builddir" ]; then
   mkdir -p "$builddir"
-  set -- --config-settings="builddir=$(cd "$builddir" && pwd)" --config-settings=setup-args=--werror
+  # --werror and unity files (scripts/meson-ci.ini says why): CI only, a
+  # user's pip install compiles file by file.
+  set -- --config-settings="builddir=$(cd "$builddir" && pwd)" \
+    --config-settings=setup-args=--native-file="$root/scripts/meson-ci.ini"
 fi
 "$venv/bin/python" -m pip install --no-build-isolation --no-index --quiet "$@" "$root"
 cd "$venv"

@@ -98,7 +98,9 @@ stage "meson build: the build lists, and what users build through meson"
 # the suites themselves ran in the CMake stage and the Python suite against
 # the pip install. docs/development.md has the times.
 /usr/bin/python3 scripts/check_build_lists.py
-meson_options="--werror -Ddebug=false -Doptimization=2 -Dbenchmarks=disabled -Dtests=auto
+# --werror and -Dunity*: scripts/meson-ci.ini, the pip stage's settings (its
+# objects are reused only if the options match).
+meson_options="--werror -Ddebug=false -Doptimization=2 -Dunity=on -Dunity_size=16 -Dbenchmarks=disabled -Dtests=auto
   -Dexamples=auto -Dcli=auto -Dpython=auto -Dpython_wheel=false"
 if [ -d build/ci-meson ]; then
   # shellcheck disable=SC2086
