@@ -299,18 +299,6 @@ flopspack_pack_options PackOptions(int32_t algorithm, int32_t overflow, int64_t 
   return o;
 }
 
-void ExpectSameExtraCostsPlan(const flopspack_plan* a, const flopspack_plan* b) {
-  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
-  EXPECT_EQ(ra.items, rb.items);
-  EXPECT_EQ(ra.tokens, rb.tokens);
-  EXPECT_EQ(ra.offsets, rb.offsets);
-  EXPECT_EQ(ra.real, rb.real);
-  EXPECT_EQ(ra.computed, rb.computed);
-  ASSERT_EQ(ra.cost.size(), rb.cost.size());
-  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0);
-  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0);
-}
-
 TEST(PackExtraCostsCapiTest, NullAndZeroExtraCostsArePackBitForBit) {
   flopspack_cost_model* model = nullptr;
   ASSERT_EQ(flopspack_cost_model_polynomial(0, 0, 1, 1.0 / 1024, &model), FLOPSPACK_OK);
@@ -335,8 +323,8 @@ TEST(PackExtraCostsCapiTest, NullAndZeroExtraCostsArePackBitForBit) {
                                                   &with_zeros),
                   FLOPSPACK_OK)
             << flopspack_last_error_message();
-        ExpectSameExtraCostsPlan(plain, with_null);
-        ExpectSameExtraCostsPlan(plain, with_zeros);
+        flopspack_test::ExpectSamePlan(plain, with_null);
+        flopspack_test::ExpectSamePlan(plain, with_zeros);
         flopspack_plan_destroy(plain);
         flopspack_plan_destroy(with_null);
         flopspack_plan_destroy(with_zeros);
@@ -479,21 +467,6 @@ flopspack_cost_model* QuadraticModel() {
   return model;
 }
 
-// Two plans the same bit for bit: items, tokens, offsets, group figures,
-// deferred list and the whole metrics struct.
-void ExpectSameExtraCostsPlan(const flopspack_plan* a, const flopspack_plan* b, const char* where) {
-  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
-  EXPECT_EQ(ra.items, rb.items) << where;
-  EXPECT_EQ(ra.tokens, rb.tokens) << where;
-  EXPECT_EQ(ra.offsets, rb.offsets) << where;
-  EXPECT_EQ(ra.real, rb.real) << where;
-  EXPECT_EQ(ra.deferred, rb.deferred) << where;
-  ASSERT_EQ(ra.cost.size(), rb.cost.size()) << where;
-  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0)
-      << where;
-  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0) << where;
-}
-
 std::vector<unsigned char> Save(const flopspack_step_planner* planner) {
   size_t size = 0;
   EXPECT_EQ(flopspack_step_planner_save_size(planner, &size), FLOPSPACK_OK);
@@ -545,10 +518,10 @@ TEST(StepPlannerExtraCostsCapiTest, NextIsPlanStepWithExtraCosts) {
     ASSERT_EQ(
         flopspack_plan_step_with_extra_costs(&o, model, lengths.data(), extra.data(), n, &direct),
         FLOPSPACK_OK);
-    ExpectSameExtraCostsPlan(stepped, direct, "with extra costs");
+    flopspack_test::ExpectSamePlan(stepped, direct, "with extra costs");
     ASSERT_EQ(flopspack_step_planner_next(null_extra, &plain), FLOPSPACK_OK);
     ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), n, &plain_step), FLOPSPACK_OK);
-    ExpectSameExtraCostsPlan(plain, plain_step, "NULL extra costs");
+    flopspack_test::ExpectSamePlan(plain, plain_step, "NULL extra costs");
     EXPECT_GT(ReadBack(stepped).metrics.total_cost, ReadBack(plain).metrics.total_cost);
     for (flopspack_plan* q : {stepped, direct, plain, plain_step}) flopspack_plan_destroy(q);
     for (flopspack_step_planner* q : {with, without, null_extra}) flopspack_step_planner_destroy(q);
@@ -645,7 +618,7 @@ TEST(StepPlannerExtraCostsCapiTest, SaveRestoreKeepsTheExtraCosts) {
     flopspack_plan *pa = nullptr, *pb = nullptr;
     ASSERT_EQ(flopspack_step_planner_next(a, &pa), FLOPSPACK_OK);
     ASSERT_EQ(flopspack_step_planner_next(b, &pb), FLOPSPACK_OK);
-    ExpectSameExtraCostsPlan(pa, pb, "after restore");
+    flopspack_test::ExpectSamePlan(pa, pb, "after restore");
     flopspack_plan_destroy(pa);
     flopspack_plan_destroy(pb);
   }
@@ -728,7 +701,7 @@ TEST(StepPlannerExtraCostsCapiTest, RestoresAVersion1State) {
     flopspack_plan *po = nullptr, *pf = nullptr;
     ASSERT_EQ(flopspack_step_planner_next(old, &po), FLOPSPACK_OK);
     ASSERT_EQ(flopspack_step_planner_next(fresh, &pf), FLOPSPACK_OK);
-    ExpectSameExtraCostsPlan(po, pf, "version 1 state");
+    flopspack_test::ExpectSamePlan(po, pf, "version 1 state");
     flopspack_plan_destroy(po);
     flopspack_plan_destroy(pf);
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <utility>
 #include <vector>
@@ -53,6 +54,33 @@ inline ReadPlan ReadBack(const flopspack_plan* plan) {
   r.metrics.struct_size = sizeof(r.metrics);
   EXPECT_EQ(flopspack_plan_metrics(plan, &r.metrics), FLOPSPACK_OK);
   return r;
+}
+
+// Every field the C API reads back is equal, doubles bit for bit, and every
+// group's (rank, slot) or the status that says a plan has none. `where`
+// names the comparison in a failure.
+inline void ExpectSamePlan(const flopspack_plan* a, const flopspack_plan* b,
+                           const char* where = "") {
+  SCOPED_TRACE(where);
+  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
+  EXPECT_EQ(ra.items, rb.items);
+  EXPECT_EQ(ra.tokens, rb.tokens);
+  EXPECT_EQ(ra.offsets, rb.offsets);
+  EXPECT_EQ(ra.real, rb.real);
+  EXPECT_EQ(ra.computed, rb.computed);
+  EXPECT_EQ(ra.deferred, rb.deferred);
+  EXPECT_EQ(ra.dropped, rb.dropped);
+  ASSERT_EQ(ra.cost.size(), rb.cost.size());
+  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0);
+  for (size_t g = 0; g < ra.cost.size(); ++g) {
+    size_t rank_a = 0, slot_a = 0, rank_b = 1, slot_b = 1;
+    const flopspack_status status_a = flopspack_plan_group_slot(a, g, &rank_a, &slot_a);
+    ASSERT_EQ(status_a, flopspack_plan_group_slot(b, g, &rank_b, &slot_b));
+    if (status_a != FLOPSPACK_OK) continue;
+    EXPECT_EQ(rank_a, rank_b);
+    EXPECT_EQ(slot_a, slot_b);
+  }
 }
 
 // Per document (item index < n): tokens placed in groups, the number of

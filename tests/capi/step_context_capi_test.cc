@@ -2,7 +2,6 @@
 // bit for bit, whatever the context planned before, and the storage of
 // destroyed plans is kept for the next call (issue 19).
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -10,9 +9,6 @@
 #include "plan_reader.h"
 
 namespace {
-
-using flopspack_test::ReadBack;
-using flopspack_test::ReadPlan;
 
 flopspack_step_options ContextOptions(uint32_t ranks, uint32_t microbatches, int64_t cap) {
   flopspack_step_options o;
@@ -32,28 +28,6 @@ std::vector<int64_t> Lengths(size_t n, int64_t max_length, uint64_t seed) {
     l = 1 + static_cast<int64_t>((x >> 33) % static_cast<uint64_t>(max_length));
   }
   return lengths;
-}
-
-// Every field the C API can read back is equal, doubles bit for bit.
-void ExpectSameContextPlan(const flopspack_plan* a, const flopspack_plan* b) {
-  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
-  EXPECT_EQ(ra.items, rb.items);
-  EXPECT_EQ(ra.tokens, rb.tokens);
-  EXPECT_EQ(ra.offsets, rb.offsets);
-  EXPECT_EQ(ra.real, rb.real);
-  EXPECT_EQ(ra.computed, rb.computed);
-  EXPECT_EQ(ra.deferred, rb.deferred);
-  EXPECT_EQ(ra.dropped, rb.dropped);
-  ASSERT_EQ(ra.cost.size(), rb.cost.size());
-  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0);
-  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0);
-  for (size_t g = 0; g < ra.cost.size(); ++g) {
-    size_t rank_a = 0, slot_a = 0, rank_b = 1, slot_b = 1;
-    ASSERT_EQ(flopspack_plan_group_slot(a, g, &rank_a, &slot_a), FLOPSPACK_OK);
-    ASSERT_EQ(flopspack_plan_group_slot(b, g, &rank_b, &slot_b), FLOPSPACK_OK);
-    EXPECT_EQ(rank_a, rank_b);
-    EXPECT_EQ(slot_a, slot_b);
-  }
 }
 
 flopspack_cost_model* ContextTransformer() {
@@ -118,7 +92,7 @@ TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
       ASSERT_EQ(
           flopspack_plan_step_in_context(context, &o, model, lengths.data(), lengths.size(), &got),
           s);
-      if (s == FLOPSPACK_OK) ExpectSameContextPlan(expected, got);
+      if (s == FLOPSPACK_OK) flopspack_test::ExpectSamePlan(expected, got);
       flopspack_plan_destroy(expected);
       flopspack_plan_destroy(got);
     }
@@ -152,7 +126,7 @@ TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
   flopspack_plan* expected = nullptr;
   ASSERT_EQ(flopspack_plan_step(&o, model, lengths.data(), lengths.size(), &expected),
             FLOPSPACK_OK);
-  ExpectSameContextPlan(expected, plan);
+  flopspack_test::ExpectSamePlan(expected, plan);
   // ... and gives it back when destroyed, even after the context is gone.
   flopspack_plan_destroy(plan);
   EXPECT_GT(flopspack_step_context_kept_bytes(context), while_alive);
@@ -160,7 +134,7 @@ TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
       flopspack_plan_step_in_context(context, &o, model, lengths.data(), lengths.size(), &plan),
       FLOPSPACK_OK);
   flopspack_step_context_destroy(context);
-  ExpectSameContextPlan(expected, plan);
+  flopspack_test::ExpectSamePlan(expected, plan);
   flopspack_plan_destroy(plan);
   flopspack_plan_destroy(expected);
   flopspack_cost_model_destroy(model);

@@ -5,7 +5,6 @@
 // suite's name holds "Thread", so scripts/test.sh runs it under
 // ThreadSanitizer.
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -14,31 +13,6 @@
 #include "plan_reader.h"
 
 namespace {
-
-using flopspack_test::ReadBack;
-using flopspack_test::ReadPlan;
-
-// Every field the C API reads back is equal, doubles bit for bit.
-void TcExpectSame(const flopspack_plan* a, const flopspack_plan* b) {
-  const ReadPlan ra = ReadBack(a), rb = ReadBack(b);
-  EXPECT_EQ(ra.items, rb.items);
-  EXPECT_EQ(ra.tokens, rb.tokens);
-  EXPECT_EQ(ra.offsets, rb.offsets);
-  EXPECT_EQ(ra.real, rb.real);
-  EXPECT_EQ(ra.computed, rb.computed);
-  EXPECT_EQ(ra.deferred, rb.deferred);
-  EXPECT_EQ(ra.dropped, rb.dropped);
-  ASSERT_EQ(ra.cost.size(), rb.cost.size());
-  EXPECT_EQ(std::memcmp(ra.cost.data(), rb.cost.data(), ra.cost.size() * sizeof(double)), 0);
-  EXPECT_EQ(std::memcmp(&ra.metrics, &rb.metrics, sizeof(ra.metrics)), 0);
-  for (size_t g = 0; g < ra.cost.size(); ++g) {
-    size_t rank_a = 0, slot_a = 0, rank_b = 1, slot_b = 1;
-    ASSERT_EQ(flopspack_plan_group_slot(a, g, &rank_a, &slot_a), FLOPSPACK_OK);
-    ASSERT_EQ(flopspack_plan_group_slot(b, g, &rank_b, &slot_b), FLOPSPACK_OK);
-    EXPECT_EQ(rank_a, rank_b);
-    EXPECT_EQ(slot_a, slot_b);
-  }
-}
 
 uint64_t TcNext(uint64_t& x) {
   x = x * 6364136223846793005ull + 1442695040888963407ull;
@@ -132,12 +106,12 @@ TEST(StepThreadContextTest, PlainCallsEqualFreshThreadAndContextPlans) {
       ASSERT_EQ(flopspack_plan_step_in_context(context, &s.options, model, s.lengths.data(),
                                                s.lengths.size(), &in_context),
                 status);
-      if (status == FLOPSPACK_OK) TcExpectSame(fresh, in_context);
+      if (status == FLOPSPACK_OK) flopspack_test::ExpectSamePlan(fresh, in_context);
       flopspack_plan_destroy(in_context);
     }
     if (status != FLOPSPACK_OK) continue;
     ++planned;
-    TcExpectSame(fresh, plain);
+    flopspack_test::ExpectSamePlan(fresh, plain);
     flopspack_plan_destroy(fresh);
     // Keep every third plain plan alive for a while: later calls then run
     // while some storage is out of the context.
@@ -178,7 +152,7 @@ TEST(StepThreadContextTest, PlanOutlivesTheThreadThatMadeIt) {
     });
     t.join();
     ASSERT_NE(second, nullptr);
-    TcExpectSame(expected, second);
+    flopspack_test::ExpectSamePlan(expected, second);
     flopspack_plan_destroy(second);
     flopspack_plan_destroy(expected);
   }
@@ -212,7 +186,7 @@ TEST(StepThreadContextTest, TwoThreadsPlanConcurrently) {
           const int i = t == 0 ? k : kSteps - 1 - k;  // different shapes at once
           flopspack_plan* plan = nullptr;
           ASSERT_EQ(TcPlan(steps[i], model, &plan), FLOPSPACK_OK);
-          TcExpectSame(expected[i], plan);
+          flopspack_test::ExpectSamePlan(expected[i], plan);
           if (t == 0) {
             std::lock_guard<std::mutex> lock(mu);
             handed_over.push_back(plan);
