@@ -53,6 +53,24 @@ std::shared_ptr<flopspack::util::VectorPool> ThreadContextPool(size_t documents)
   return pool;
 }
 
+// Plans the step with its working storage taken from `pool` (null: the
+// allocator's) and hands the plan out holding the pool, so that destroying
+// it gives its arrays back: the one body of the plain, extra-cost and
+// in-context calls.
+flopspack_status PlanStepInPool(std::shared_ptr<flopspack::util::VectorPool> pool,
+                                const flopspack::pack::StepOptions& o,
+                                const flopspack_cost_model* model,
+                                absl::Span<const int64_t> lengths,
+                                absl::Span<const double> extra_costs, flopspack_plan** out) {
+  flopspack::util::UseVectorPool use(pool.get());
+  auto plan = flopspack::pack::PlanStepWithExtraCosts(o, *model->model, lengths, extra_costs);
+  if (!plan.ok()) return FromStatus(plan.status());
+  auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
+  handle->pool = std::move(pool);
+  *out = handle.release();
+  return FLOPSPACK_OK;
+}
+
 // Reads and converts the step options: enum values here, the other range
 // checks are the core's.
 flopspack_status ReadStepOptions(const flopspack_step_options* in,
@@ -172,21 +190,8 @@ void flopspack_step_options_init(flopspack_step_options* options) {
 flopspack_status flopspack_plan_step(const flopspack_step_options* options,
                                      const flopspack_cost_model* model, const int64_t* lengths,
                                      size_t n, flopspack_plan** out) {
-  return Guard([&] {
-    if (flopspack_status s = RequireNonNull(model, "model")) return s;
-    if (flopspack_status s = RequireArray(lengths, n, sizeof(int64_t), "lengths")) return s;
-    if (flopspack_status s = RequireNonNull(out, "out")) return s;
-    flopspack::pack::StepOptions o;
-    if (flopspack_status s = ReadStepOptions(options, &o)) return s;
-    std::shared_ptr<flopspack::util::VectorPool> pool = ThreadContextPool(n);
-    flopspack::util::UseVectorPool use(pool.get());
-    auto plan = flopspack::pack::PlanStep(o, *model->model, absl::MakeConstSpan(lengths, n));
-    if (!plan.ok()) return FromStatus(plan.status());
-    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
-    handle->pool = std::move(pool);
-    *out = handle.release();
-    return FLOPSPACK_OK;
-  });
+  // No extra costs: the same checks, storage and plan (NULL = none).
+  return flopspack_plan_step_with_extra_costs(options, model, lengths, nullptr, n, out);
 }
 
 flopspack_status flopspack_step_context_create(flopspack_step_context** out) {
@@ -236,13 +241,7 @@ flopspack_status flopspack_plan_step_in_context(flopspack_step_context* context,
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
     flopspack::pack::StepOptions o;
     if (flopspack_status s = ReadStepOptions(options, &o)) return s;
-    flopspack::util::UseVectorPool use(context->pool.get());
-    auto plan = flopspack::pack::PlanStep(o, *model->model, absl::MakeConstSpan(lengths, n));
-    if (!plan.ok()) return FromStatus(plan.status());
-    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
-    handle->pool = context->pool;
-    *out = handle.release();
-    return FLOPSPACK_OK;
+    return PlanStepInPool(context->pool, o, model, absl::MakeConstSpan(lengths, n), {}, out);
   });
 }
 
@@ -270,15 +269,8 @@ flopspack_status flopspack_plan_step_with_extra_costs(const flopspack_step_optio
     if (flopspack_status s = ReadStepOptions(options, &o)) return s;
     const absl::Span<const double> extra =
         extra_costs == nullptr ? absl::Span<const double>() : absl::MakeConstSpan(extra_costs, n);
-    std::shared_ptr<flopspack::util::VectorPool> pool = ThreadContextPool(n);
-    flopspack::util::UseVectorPool use(pool.get());
-    auto plan = flopspack::pack::PlanStepWithExtraCosts(o, *model->model,
-                                                        absl::MakeConstSpan(lengths, n), extra);
-    if (!plan.ok()) return FromStatus(plan.status());
-    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
-    handle->pool = std::move(pool);
-    *out = handle.release();
-    return FLOPSPACK_OK;
+    return PlanStepInPool(ThreadContextPool(n), o, model, absl::MakeConstSpan(lengths, n), extra,
+                          out);
   });
 }
 
