@@ -30,26 +30,12 @@ std::vector<int64_t> Lengths(size_t n, int64_t max_length, uint64_t seed) {
   return lengths;
 }
 
-flopspack_cost_model* ContextTransformer() {
-  flopspack_transformer_config c;
-  flopspack_transformer_config_init(&c);
-  c.num_layers = 4;
-  c.hidden_size = 256;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 4;
-  c.intermediate_size = 688;
-  c.vocab_size = 1000;
-  flopspack_cost_model* model = nullptr;
-  EXPECT_EQ(flopspack_cost_model_transformer(&c, &model), FLOPSPACK_OK);
-  return model;
-}
-
 // One context plans a sequence of different steps (sizes up and down, every
 // algorithm, overflow policy, sync model, M = 0, splits); each plan equals
 // flopspack_plan_step's. Plans are destroyed in turn, so later calls run on
 // storage earlier ones left behind.
 TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
-  flopspack_cost_model* model = ContextTransformer();
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
   flopspack_step_context* context = nullptr;
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);
   struct Case {
@@ -104,7 +90,7 @@ TEST(StepContextCapiTest, PlansEqualPlanStepBitForBit) {
 
 // Reserve sizes the context; the storage of a destroyed plan comes back.
 TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
-  flopspack_cost_model* model = ContextTransformer();
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
   flopspack_step_context* context = nullptr;
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);
   EXPECT_EQ(flopspack_step_context_kept_bytes(context), 0u);
@@ -141,7 +127,7 @@ TEST(StepContextCapiTest, ReserveKeepsStorageAndDestroyedPlansGiveItBack) {
 }
 
 TEST(StepContextCapiTest, BadArgumentsAreErrorsAndLeaveOutAlone) {
-  flopspack_cost_model* model = ContextTransformer();
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
   flopspack_step_context* context = nullptr;
   EXPECT_EQ(flopspack_step_context_create(nullptr), FLOPSPACK_INVALID_ARGUMENT);
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);

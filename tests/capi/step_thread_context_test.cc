@@ -61,20 +61,6 @@ flopspack_status TcPlan(const TcStep& s, const flopspack_cost_model* model, flop
                                               s.lengths.size(), out);
 }
 
-flopspack_cost_model* TcModel() {
-  flopspack_transformer_config c;
-  flopspack_transformer_config_init(&c);
-  c.num_layers = 4;
-  c.hidden_size = 256;
-  c.num_attention_heads = 4;
-  c.num_key_value_heads = 4;
-  c.intermediate_size = 688;
-  c.vocab_size = 1000;
-  flopspack_cost_model* model = nullptr;
-  EXPECT_EQ(flopspack_cost_model_transformer(&c, &model), FLOPSPACK_OK);
-  return model;
-}
-
 // The plan of a thread that never planned before (its context empty).
 flopspack_status TcPlanOnFreshThread(const TcStep& s, const flopspack_cost_model* model,
                                      flopspack_plan** out) {
@@ -90,7 +76,7 @@ flopspack_status TcPlanOnFreshThread(const TcStep& s, const flopspack_cost_model
 // differently shaped steps left, some of their plans still alive), and in
 // an explicit step context. All three agree bit for bit, errors included.
 TEST(StepThreadContextTest, PlainCallsEqualFreshThreadAndContextPlans) {
-  flopspack_cost_model* model = TcModel();
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
   flopspack_step_context* context = nullptr;
   ASSERT_EQ(flopspack_step_context_create(&context), FLOPSPACK_OK);
   std::vector<flopspack_plan*> alive;
@@ -135,7 +121,7 @@ TEST(StepThreadContextTest, PlainCallsEqualFreshThreadAndContextPlans) {
 // it, but for what the plan holds) is read and destroyed on this thread;
 // ASan and the leak checker see that storage freed exactly once.
 TEST(StepThreadContextTest, PlanOutlivesTheThreadThatMadeIt) {
-  flopspack_cost_model* model = TcModel();
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
   for (uint64_t seed : {4, 7}) {  // without and with extra costs
     TcStep s = TcRandomStep(seed);
     s.options.overflow = FLOPSPACK_OVERFLOW_SPLIT;
@@ -163,7 +149,7 @@ TEST(StepThreadContextTest, PlanOutlivesTheThreadThatMadeIt) {
 // first are destroyed by the second (giving their arrays back to the first
 // thread's context while it plans). Every plan equals the one planned alone.
 TEST(StepThreadContextTest, TwoThreadsPlanConcurrently) {
-  flopspack_cost_model* model = TcModel();
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
   constexpr int kSteps = 12;
   std::vector<TcStep> steps;
   std::vector<flopspack_plan*> expected;
