@@ -51,35 +51,12 @@ fn bad_extra_costs() {
         microbatches_per_rank: 1,
         ..StepOptions::new(2, 64)
     };
-    let rows: [(&[f64], Status, &str); 6] = [
-        (
-            &[0.0, -1.0, 0.0],
-            Status::InvalidArgument,
-            "extra_costs[1] = -1",
-        ),
-        (
-            &[0.0, 0.0, f64::NAN],
-            Status::InvalidArgument,
-            "extra_costs[2] = nan",
-        ),
-        (
-            &[f64::INFINITY, 0.0, 0.0],
-            Status::InvalidArgument,
-            "extra_costs[0] = inf",
-        ),
-        (&[1e308, 1e308, 0.0], Status::OutOfRange, "extra_costs"),
-        (
-            &[0.0, 0.0],
-            Status::InvalidArgument,
-            "extra_costs has 2 entries for 3 lengths",
-        ),
-        (
-            &[],
-            Status::InvalidArgument,
-            "extra_costs has 0 entries for 3 lengths",
-        ),
-    ];
-    for (extra, status, fragment) in rows {
+    let empty: (&[f64], Status, &str) = (
+        &[],
+        Status::InvalidArgument,
+        "extra_costs has 0 entries for 3 lengths",
+    );
+    for &(extra, status, fragment) in crate::common::BAD_EXTRA_COSTS.iter().chain([empty].iter()) {
         let err =
             plan_step_with_extra_costs(&[10, 20, 30], Some(extra), &model, &options).unwrap_err();
         assert_eq!(err.status(), status, "{err}");

@@ -2,7 +2,7 @@
 //! straggler emulator with per-document extra costs.
 use flopspack::{
     simulate, simulate_sweep_with_extra_costs, simulate_with_extra_costs, CostModel, SimPolicy,
-    SimSeries, SimulateOptions, Status,
+    SimSeries, SimulateOptions,
 };
 
 fn lengths() -> Vec<i64> {
@@ -97,30 +97,7 @@ fn bad_extra_costs() {
         num_steps: 1,
         ..Default::default()
     };
-    let rows: [(&[f64], Status, &str); 5] = [
-        (
-            &[0.0, -1.0, 0.0],
-            Status::InvalidArgument,
-            "extra_costs[1] = -1",
-        ),
-        (
-            &[0.0, 0.0, f64::NAN],
-            Status::InvalidArgument,
-            "extra_costs[2] = nan",
-        ),
-        (
-            &[f64::INFINITY, 0.0, 0.0],
-            Status::InvalidArgument,
-            "extra_costs[0] = inf",
-        ),
-        (&[1e308, 1e308, 0.0], Status::OutOfRange, "extra_costs"),
-        (
-            &[0.0, 0.0],
-            Status::InvalidArgument,
-            "extra_costs has 2 entries for 3 lengths",
-        ),
-    ];
-    for (extra, status, fragment) in rows {
+    for &(extra, status, fragment) in crate::common::BAD_EXTRA_COSTS.iter() {
         let e = simulate_with_extra_costs(&[10, 20, 30], Some(extra), &model, &options, None)
             .err()
             .unwrap();

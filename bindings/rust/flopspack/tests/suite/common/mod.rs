@@ -5,6 +5,34 @@
 
 pub mod json;
 
+use flopspack::Status;
+
+/// Extra costs for three documents that every `*_with_extra_costs` call
+/// refuses: (extra costs, status, a fragment of the message).
+pub const BAD_EXTRA_COSTS: [(&[f64], Status, &str); 5] = [
+    (
+        &[0.0, -1.0, 0.0],
+        Status::InvalidArgument,
+        "extra_costs[1] = -1",
+    ),
+    (
+        &[0.0, 0.0, f64::NAN],
+        Status::InvalidArgument,
+        "extra_costs[2] = nan",
+    ),
+    (
+        &[f64::INFINITY, 0.0, 0.0],
+        Status::InvalidArgument,
+        "extra_costs[0] = inf",
+    ),
+    (&[1e308, 1e308, 0.0], Status::OutOfRange, "extra_costs"),
+    (
+        &[0.0, 0.0],
+        Status::InvalidArgument,
+        "extra_costs has 2 entries for 3 lengths",
+    ),
+];
+
 /// `n` lengths in [1, max] from a xorshift stream: the same in every test
 /// and every run.
 pub fn lengths(n: usize, seed: u64, max: u64) -> Vec<i64> {
