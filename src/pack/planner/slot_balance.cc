@@ -543,10 +543,9 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
   if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
-    // Small steps: the token-balanced plan's microbatches (the planner on
-    // token counts, for STEP), banded, kept when it leaves no more items
-    // out and its slot maxima sum lower: never worse than the
-    // token-balanced baseline's microbatches in any slot order. The
+    // Small steps: the token-balanced LPT plan's microbatches, banded,
+    // kept when it leaves no more items out and its slot maxima sum lower:
+    // never worse than those microbatches in any slot order. The
     // rank-balanced (STEP) plan's microbatches, banded, used to be a
     // candidate too; it never won against these two on 216 steps (R in
     // {64, 256, 1024}, M in {1, 2, 4, 8}, six seeds of the long-tail batch
@@ -555,9 +554,14 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     const auto unplaced = [](const std::vector<int32_t>& w) {
       return std::count(w.begin(), w.end(), -1);
     };
+    // LPT on token counts, without the refinement: the refinement was a
+    // third of this planner's instructions at 1,024 x 4, and the plain LPT
+    // plan, banded, syncs better on most steps (22 fingerprint steps: 5
+    // better by 0.07-0.37 points, 2 worse by 0.013-0.028, docs/planner.md).
     DocumentPlanOptions ranks = pool;
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
+    ranks.refine = false;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
     std::vector<int32_t> banded =
         BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));
