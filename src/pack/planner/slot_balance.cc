@@ -26,8 +26,8 @@ struct Item {
 
 // Every microbatch's items, in order, in one array: microbatch c's list is
 // a slab of its initial size plus 4; a push into a full slab moves the list
-// to the end of the array at twice the size (moves are few: a list rarely
-// outgrows its slab).
+// to the end of the array at twice the size, into room reserved up front
+// (moves are few: a list rarely outgrows its slab).
 class ItemLists {
  public:
   void Reset(const std::vector<int32_t>& count) {
@@ -41,6 +41,9 @@ class ItemLists {
       capacity_[c] = count[c] + 4;
       end += capacity_[c];
     }
+    // Room for lists that outgrow their slab: moving one must not
+    // reallocate (and copy, and fault in) the whole array.
+    data_.reserve(end + end / 4 + 64);
     data_.resize(end);
   }
   absl::Span<const Item> operator[](int32_t c) const {
