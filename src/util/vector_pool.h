@@ -5,7 +5,10 @@
 //
 // What: while a UseVectorPool scope is active on a thread, PooledVector /
 // LargeVector (large_buffer.h) take a vector from that pool (the one with
-// the smallest capacity that holds the request, else a new one) and
+// the smallest capacity that holds the request, else a new one: from
+// 512 KB on, rounded to whole 2 MB pages and backed by transparent huge
+// pages before its first write, huge_pages.h, so that a first call faults
+// a few 2 MB pages instead of thousands of 4 KB ones) and
 // Recycle / GiveBackOnExit return it. With no pool active they are plain
 // std::vector construction and destruction, so code written this way
 // behaves exactly as before for every caller that does not opt in.
@@ -30,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/huge_pages.h"
+
 namespace flopspack::util {
 
 class VectorPool {
@@ -40,32 +45,48 @@ class VectorPool {
 
   // max_bytes: the most storage the pool keeps (the C API's step contexts
   // keep everything; the per-thread context of flopspack_plan_step keeps a
-  // bounded amount).
-  explicit VectorPool(size_t max_bytes = SIZE_MAX) : max_bytes_(max_bytes) {
+  // bounded amount). huge_pages: whether new large vectors are rounded to
+  // and backed by 2 MB pages (false: exactly the requested capacity, 4 KB
+  // pages; the contents are the same either way).
+  explicit VectorPool(size_t max_bytes = SIZE_MAX, bool huge_pages = true)
+      : max_bytes_(max_bytes), huge_pages_(huge_pages) {
     std::apply([](auto&... list) { (list.reserve(kMaxPerType), ...); }, lists_);
   }
   VectorPool(const VectorPool&) = delete;
   VectorPool& operator=(const VectorPool&) = delete;
 
-  // An empty vector with capacity >= n when the pool has one (the smallest
-  // such), else an empty vector with no storage.
+  // An empty vector with capacity >= n: the pool's smallest that holds n
+  // when it has one, else a new one, which for n * sizeof(T) >=
+  // kHugePageMinBytes is reserved to HugePageCapacity and backed by huge
+  // pages (when the pool uses them), and otherwise has no storage yet.
   template <typename T>
   std::vector<T> Take(size_t n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::vector<std::vector<T>>& list = List<T>();
-    size_t best = list.size();
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].capacity() >= n &&
-          (best == list.size() || list[i].capacity() < list[best].capacity())) {
-        best = i;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::vector<std::vector<T>>& list = List<T>();
+      size_t best = list.size();
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (list[i].capacity() >= n &&
+            (best == list.size() || list[i].capacity() < list[best].capacity())) {
+          best = i;
+        }
+      }
+      if (best != list.size()) {
+        std::vector<T> out = std::move(list[best]);
+        list[best] = std::move(list.back());
+        list.pop_back();
+        bytes_ -= out.capacity() * sizeof(T);
+        out.clear();
+        return out;
       }
     }
-    if (best == list.size()) return {};
-    std::vector<T> out = std::move(list[best]);
-    list[best] = std::move(list.back());
-    list.pop_back();
-    bytes_ -= out.capacity() * sizeof(T);
-    out.clear();
+    // A new vector, allocated outside the lock.
+    std::vector<T> out;
+    if (huge_pages_ && n <= out.max_size() && n * sizeof(T) >= kHugePageMinBytes) {
+      const size_t capacity = HugePageCapacity(n * sizeof(T)) / sizeof(T);
+      out.reserve(capacity);
+      BackWithHugePages(out.data(), out.capacity() * sizeof(T));
+    }
     return out;
   }
 
@@ -121,6 +142,7 @@ class VectorPool {
 
   mutable std::mutex mu_;
   const size_t max_bytes_;
+  const bool huge_pages_;
   size_t bytes_ = 0;
   // One list per element type the planner's buffers use (int64_t, double,
   // int32_t, uint64_t, uint32_t; uint64_t is also size_t here).
