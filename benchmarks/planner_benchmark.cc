@@ -95,7 +95,7 @@ void BM_DocumentsMicrobatchSyncPipeline4(benchmark::State& state) {
        flopspack::pack::StepSync::kMicrobatch, 4);
 }
 void SyncShapes(benchmark::internal::Benchmark* b) {
-  b->Args({8192, 4, 970})->Args({8192, 8, 970})->Args({1024, 4, 970});
+  b->Args({8192, 4, 970})->Args({8192, 8, 970})->Args({1024, 4, 970})->Args({1024, 8, 970});
   b->Unit(benchmark::kMillisecond);
 }
 BENCHMARK(BM_DocumentsStepSync)->Apply(SyncShapes);

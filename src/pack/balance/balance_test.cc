@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "pack/primitives/lpt.h"
 #include "pack/primitives/pack_test_util.h"
+#include "support/cases.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -67,7 +68,11 @@ void ExpectValidPlan(const Plan& plan, absl::Span<const double> costs,
 
 TEST(BalanceTest, InvariantsOverRandomCases) {
   util::Rng rng(41);
-  for (int trial = 0; trial < 4000; ++trial) {
+  // Under a sanitizer 1,000 (support/cases.h): 250 per algorithm, each of
+  // the equal-count, refine and cap settings in dozens of them, and a plan
+  // that breaks an invariant is caught by the first case that builds it.
+  const int trials = test_support::CasesUnderSanitizer(4000, 1000);
+  for (int trial = 0; trial < trials; ++trial) {
     const size_t n = rng.Below(60);
     std::vector<double> costs(n);
     std::vector<int64_t> tokens(n);

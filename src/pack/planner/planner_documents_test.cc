@@ -1,7 +1,6 @@
 #include "pack/planner/planner_documents.h"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -81,29 +80,43 @@ TEST(PlanDocumentsTest, InvariantsOverRandomCases) {
   }
 }
 
-// Exhaustive search over all assignments of items to microbatches.
-double BruteForceOptimum(const Case& c, bool* feasible) {
+// Exhaustive search over all assignments of items to microbatches. The
+// ranks' costs are kept as items are placed, and a branch whose heaviest rank
+// already reaches the best complete assignment is cut: costs are >= 0, so
+// placing more items never lowers it (the optimum is unchanged; ~10x fewer
+// leaves, which matters under the sanitizers).
+struct DocumentsSearch {
+  const Case& c;
   const int64_t mbs = c.options.num_ranks * c.options.microbatches_per_rank;
-  std::vector<int32_t> where(c.lengths.size(), 0);
-  std::vector<int64_t> tokens(mbs, 0);
+  std::vector<int64_t> tokens = std::vector<int64_t>(mbs, 0);
+  std::vector<double> rank = std::vector<double>(c.options.num_ranks, 0.0);
   double best = 1e300;
-  *feasible = false;
-  std::function<void(size_t)> go = [&](size_t i) {
-    if (i == where.size()) {
-      *feasible = true;
-      best = std::min(best, MaxOf(RankCosts(c, where)));
+  bool feasible = false;
+
+  void Place(size_t i, double heaviest) {
+    if (heaviest >= best) return;
+    if (i == c.lengths.size()) {
+      feasible = true;
+      best = heaviest;
       return;
     }
-    for (int32_t mb = 0; mb < mbs; ++mb) {
+    for (int64_t mb = 0; mb < mbs; ++mb) {
       if (tokens[mb] + c.lengths[i] > c.options.cap) continue;
+      const int64_t r = mb / c.options.microbatches_per_rank;
       tokens[mb] += c.lengths[i];
-      where[i] = mb;
-      go(i + 1);
+      rank[r] += c.costs[i];
+      Place(i + 1, std::max(heaviest, rank[r]));
+      rank[r] -= c.costs[i];
       tokens[mb] -= c.lengths[i];
     }
-  };
-  go(0);
-  return best;
+  }
+};
+
+double BruteForceOptimum(const Case& c, bool* feasible) {
+  DocumentsSearch search{c};
+  search.Place(0, 0.0);
+  *feasible = search.feasible;
+  return search.best;
 }
 
 TEST(PlanDocumentsTest, MatchesBruteForceOnTinyCases) {

@@ -16,6 +16,60 @@ namespace {
 // too and kept when better (its cost, today's planner, is small there).
 constexpr int64_t kCompareBelow = int64_t{1} << 14;
 
+// An item of a microbatch with its cost and length, so that the searches
+// read one list, not the whole item arrays at random.
+struct Item {
+  double cost;
+  int64_t length;
+  int32_t item;
+};
+
+// Every microbatch's items, in order, in one array: microbatch c's list is
+// a slab of its initial size plus 4; a push into a full slab moves the list
+// to the end of the array at twice the size (moves are few: a list rarely
+// outgrows its slab).
+class ItemLists {
+ public:
+  void Reset(const std::vector<int32_t>& count) {
+    const size_t n = count.size();
+    begin_.assign(n, 0);
+    size_.assign(n, 0);
+    capacity_.assign(n, 0);
+    size_t end = 0;
+    for (size_t c = 0; c < n; ++c) {
+      begin_[c] = end;
+      capacity_[c] = count[c] + 4;
+      end += capacity_[c];
+    }
+    data_.resize(end);
+  }
+  absl::Span<const Item> operator[](int32_t c) const {
+    return {data_.data() + begin_[c], size_[c]};
+  }
+  void Push(int32_t c, const Item& i) {
+    if (size_[c] == capacity_[c]) {
+      const size_t moved = data_.size();
+      data_.resize(moved + 2 * capacity_[c]);
+      std::copy_n(data_.begin() + begin_[c], size_[c], data_.begin() + moved);
+      begin_[c] = moved;
+      capacity_[c] *= 2;
+    }
+    data_[begin_[c] + size_[c]++] = i;
+  }
+  // Removes `item` from c's list, keeping the others' order.
+  void Erase(int32_t c, int32_t item) {
+    Item* first = data_.data() + begin_[c];
+    Item* last = first + size_[c];
+    Item* at = std::find_if(first, last, [item](const Item& i) { return i.item == item; });
+    std::copy(at + 1, last, at);
+    --size_[c];
+  }
+
+ private:
+  std::vector<Item> data_;
+  std::vector<size_t> begin_, size_, capacity_;
+};
+
 class SlotSearch {
  public:
   SlotSearch(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
@@ -25,24 +79,24 @@ class SlotSearch {
         o_(o),
         r_(o.num_ranks),
         m_(o.microbatches_per_rank),
-        items_(r_ * m_),
         cost_(r_ * m_, 0.0),
         tokens_(r_ * m_, 0),
         slot_(r_ * m_, 0),
         by_cost_(m_, SlotSet(&node_pool_)),
         slot_total_(m_, 0.0),
         version_(r_ * m_, 0) {
-    // Each microbatch's list allocated once, at its size plus room for a
-    // few moves (growing them one push at a time was ~4 allocations each).
+    // All microbatches' lists in one array, each at its size plus room
+    // for a few moves (a vector per microbatch was R M allocations and
+    // frees per call, ~6% of the planner's time at 1,024 x 4).
     std::vector<int32_t> count(r_ * m_, 0);
     for (int32_t c : cell_of) {
       if (c >= 0) ++count[c];
     }
-    for (int64_t c = 0; c < r_ * m_; ++c) items_[c].reserve(count[c] + 4);
+    items_.Reset(count);
     for (size_t i = 0; i < cell_of.size(); ++i) {
       const int32_t c = cell_of[i];
       if (c < 0) continue;
-      items_[c].push_back({costs[i], lengths[i], static_cast<int32_t>(i)});
+      items_.Push(c, {costs[i], lengths[i], static_cast<int32_t>(i)});
       cost_[c] += costs[i];
       tokens_[c] += lengths[i];
     }
@@ -51,10 +105,12 @@ class SlotSearch {
   // Slot j = the j-th band of R microbatches by cost, heaviest first.
   void Band() {
     const int64_t cells = r_ * m_;
-    std::vector<int32_t> order(cells);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      return cost_[a] != cost_[b] ? cost_[a] > cost_[b] : a < b;
+    // (cost, microbatch) pairs sorted directly: comparing indices through
+    // cost_ was a cache miss per comparison.
+    std::vector<std::pair<double, int32_t>> order(cells);
+    for (int64_t c = 0; c < cells; ++c) order[c] = {cost_[c], static_cast<int32_t>(c)};
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
     for (auto& s : by_cost_) s.clear();
     std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
@@ -62,7 +118,7 @@ class SlotSearch {
     // slot's set (the hint makes that constant time instead of a search
     // down the tree: most of Band's time and mispredicted branches).
     for (int64_t p = 0; p < cells; ++p) {
-      const int32_t c = order[p];
+      const int32_t c = order[p].second;
       slot_[c] = static_cast<int32_t>(p / r_);
       auto& slot = by_cost_[slot_[c]];
       slot.insert(slot.begin(), {cost_[c], c});
@@ -122,15 +178,16 @@ class SlotSearch {
       for (int64_t j = 1; j < m_; ++j) outside += slot_total_[j];
       const double room0 = static_cast<double>(r_) * ceiling - slot_total_[0];
       const double level = std::max(0.0, (outside - room0) / static_cast<double>(r_ * (m_ - 1)));
-      std::vector<int32_t> donors;
+      std::vector<std::pair<double, int32_t>> donors;
       for (int64_t c = 0; c < r_ * m_; ++c) {
-        if (slot_[c] != 0 && cost_[c] > level) donors.push_back(static_cast<int32_t>(c));
+        if (slot_[c] != 0 && cost_[c] > level)
+          donors.push_back({cost_[c], static_cast<int32_t>(c)});
       }
-      std::sort(donors.begin(), donors.end(), [&](int32_t a, int32_t b) {
-        return cost_[a] != cost_[b] ? cost_[a] > cost_[b] : a < b;
+      std::sort(donors.begin(), donors.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
       });
       bool progress = false;
-      for (int32_t c : donors) progress = Give(c, level, ceiling) || progress;
+      for (const auto& donor : donors) progress = Give(donor.second, level, ceiling) || progress;
       if (!progress) return;
     }
   }
@@ -226,8 +283,13 @@ class SlotSearch {
         // Nor when even x's cheapest item leaves no more than the best
         // shift, or its dearest one more than the room (the shift only
         // shrinks as the partner's item gets dearer).
+        // Nor when no item of x is within the token rooms of a swap with d
+        // (e.length in [d.length - room_x, d.length + room_c]): at 97%
+        // fill the rooms are narrow and most pairs fail here, before the
+        // search by cost.
         if (d.cost <= best || d.cost - partner.cheapest <= best ||
-            d.cost - partner.dearest > room) {
+            d.cost - partner.dearest > room || d.length - room_x > partner.longest ||
+            d.length + room_c < partner.shortest) {
           continue;
         }
         // The partner's items are sorted by (cost, position): the shift
@@ -239,8 +301,7 @@ class SlotSearch {
         // choice, without scanning the items out of range (most donors
         // find none: 2,545 of 3,071 at 1,024 x 4).
         const std::vector<Member>& by_cost = partner.members;
-        auto e = std::partition_point(by_cost.begin(), by_cost.end(),
-                                      [&](const Member& m) { return d.cost - m.cost > room; });
+        auto e = by_cost.begin() + partner.FirstWithin(d.cost, room);
         const Member* pick = nullptr;
         double top = best;
         for (; e != by_cost.end(); ++e) {
@@ -268,14 +329,6 @@ class SlotSearch {
     return true;
   }
 
-  // An item of a microbatch with its cost and length, so that the
-  // searches read one list, not the whole item arrays at random.
-  struct Item {
-    double cost;
-    int64_t length;
-    int32_t item;
-  };
-
   struct Member {
     double cost;
     int64_t length;
@@ -283,7 +336,7 @@ class SlotSearch {
     int32_t position;  // in the microbatch's item list
   };
 
-  void Gather(const std::vector<Item>& items, std::vector<Member>& out) const {
+  void Gather(absl::Span<const Item> items, std::vector<Member>& out) const {
     out.clear();
     for (const Item& i : items) {
       out.push_back({i.cost, i.length, i.item, static_cast<int32_t>(out.size())});
@@ -299,7 +352,25 @@ class SlotSearch {
     int32_t cell = -1;
     int64_t version = -1;
     double cheapest = 0, dearest = 0;
+    int64_t shortest = 0, longest = 0;
     std::vector<Member> members;
+    std::vector<double> costs;  // members' costs, ascending
+    // The first member with d - cost <= room: the partition point of the
+    // members sorted by cost (d - cost falls as cost rises; floating-point
+    // subtraction is monotone). Short lists are counted without branches
+    // (a binary search's mispredicted branches were the planner's hottest
+    // instructions at 1,024 x 4); the count of a partitioned predicate is
+    // its partition point.
+    size_t FirstWithin(double d, double room) const {
+      if (costs.size() > 32) {
+        return static_cast<size_t>(std::partition_point(costs.begin(), costs.end(),
+                                                        [&](double c) { return d - c > room; }) -
+                                   costs.begin());
+      }
+      size_t count = 0;
+      for (double c : costs) count += d - c > room ? 1 : 0;
+      return count;
+    }
   };
   const Partner& PartnerOf(int32_t x) {
     Partner& p = partners_[static_cast<size_t>(x) % partners_.size()];
@@ -312,9 +383,15 @@ class SlotSearch {
     });
     p.cheapest = std::numeric_limits<double>::infinity();
     p.dearest = -std::numeric_limits<double>::infinity();
+    p.shortest = std::numeric_limits<int64_t>::max();
+    p.longest = std::numeric_limits<int64_t>::min();
+    p.costs.clear();
     for (const Member& e : p.members) {
       p.cheapest = std::min(p.cheapest, e.cost);
       p.dearest = std::max(p.dearest, e.cost);
+      p.shortest = std::min(p.shortest, e.length);
+      p.longest = std::max(p.longest, e.length);
+      p.costs.push_back(e.cost);
     }
     return p;
   }
@@ -326,10 +403,8 @@ class SlotSearch {
     SetCost(to, cost_[to] + costs_[item]);
     tokens_[from] -= lengths_[item];
     tokens_[to] += lengths_[item];
-    std::vector<Item>& list = items_[from];
-    list.erase(
-        std::find_if(list.begin(), list.end(), [item](const Item& i) { return i.item == item; }));
-    items_[to].push_back({costs_[item], lengths_[item], item});
+    items_.Erase(from, item);
+    items_.Push(to, {costs_[item], lengths_[item], item});
   }
 
   void SetCost(int32_t c, double cost) {
@@ -346,7 +421,7 @@ class SlotSearch {
   absl::Span<const double> costs_;
   const SlotBalanceOptions& o_;
   const int64_t r_, m_;
-  std::vector<std::vector<Item>> items_;
+  ItemLists items_;
   std::vector<double> cost_;
   std::vector<int64_t> tokens_;
   std::vector<int32_t> slot_;
@@ -468,10 +543,9 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
   if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
-    // Small steps: the token-balanced plan's microbatches (the planner on
-    // token counts, for STEP), banded, kept when it leaves no more items
-    // out and its slot maxima sum lower: never worse than the
-    // token-balanced baseline's microbatches in any slot order. The
+    // Small steps: the token-balanced LPT plan's microbatches, banded,
+    // kept when it leaves no more items out and its slot maxima sum lower:
+    // never worse than those microbatches in any slot order. The
     // rank-balanced (STEP) plan's microbatches, banded, used to be a
     // candidate too; it never won against these two on 216 steps (R in
     // {64, 256, 1024}, M in {1, 2, 4, 8}, six seeds of the long-tail batch
@@ -480,9 +554,14 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     const auto unplaced = [](const std::vector<int32_t>& w) {
       return std::count(w.begin(), w.end(), -1);
     };
+    // LPT on token counts, without the refinement: the refinement was a
+    // third of this planner's instructions at 1,024 x 4, and the plain LPT
+    // plan, banded, syncs better on most steps (22 fingerprint steps: 5
+    // better by 0.07-0.37 points, 2 worse by 0.013-0.028, docs/planner.md).
     DocumentPlanOptions ranks = pool;
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
+    ranks.refine = false;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
     std::vector<int32_t> banded =
         BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));

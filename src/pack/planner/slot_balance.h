@@ -21,8 +21,9 @@
 // second search.
 // Last, each band's microbatches go to ranks by LPT on the rank totals, so
 // the rank balance stays high too. On steps of at most 2^14 microbatches
-// the token-balanced plan's microbatches (the planner on token counts),
-// banded, are computed too and kept when their slot maxima sum lower
+// the token-balanced LPT plan's microbatches (LPT on token counts, not
+// refined), banded, are computed too and kept when their slot maxima sum
+// lower
 // (there the extra planning is cheap); not when the plan is already within
 // `tolerance` of the lower bound max(total cost / R, costliest item).
 //
@@ -32,7 +33,7 @@
 // Guarantee: no microbatch exceeds the cap; every item is placed or
 // reported unplaced; phase 3 strictly lowers the objective (sum of slot
 // maxima, item costs additive) at each step, so it terminates; the bands
-// never raise it. On small steps, never worse than the token-balanced
+// never raise it. On small steps, never worse than the token-balanced LPT
 // plan's microbatches banded (beyond the tolerance), placing no fewer items.
 // This file carries its own move/swap search over slot maxima; it should
 // move onto the unified refiner (pack/primitives/refine.h) once that takes

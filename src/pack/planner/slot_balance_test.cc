@@ -176,12 +176,14 @@ TEST(SlotBalanceTest, InvariantsAndDeterminism) {
       EXPECT_LE(SlotMaxSum(where, costs, r, m), SlotMaxSum(banded, costs, r, m) * (1 + 1e-12));
     }
     // Never worse (beyond the tolerance, when the plan is already that
-    // close to the lower bound) than the token-balanced plan's
-    // microbatches, banded, when it places no more items.
+    // close to the lower bound) than the token-balanced LPT plan's
+    // microbatches (LPT on token counts, unrefined), banded, when it
+    // places no more items.
     DocumentPlanOptions by_tokens;
     by_tokens.num_ranks = r;
     by_tokens.microbatches_per_rank = m;
     by_tokens.cap = cap;
+    by_tokens.refine = false;
     const std::vector<double> token_costs(lengths.begin(), lengths.end());
     const std::vector<int32_t> tokens_banded =
         BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, by_tokens));
