@@ -2,6 +2,8 @@
 #include "util/huge_pages.h"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -17,24 +19,58 @@ size_t HugePageCapacity(size_t bytes) {
   return pages * kHugePageBytes - kAllocatorHeaderBytes;
 }
 
+#if defined(__linux__)
+namespace {
+
+// Whether the administrator allows transparent huge pages at all:
+// MADV_COLLAPSE ignores the sysfs setting, so "never" is honoured here.
+// Read once per process.
+bool HugePagesAllowed() {
+  static const bool allowed = [] {
+    std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    if (f == nullptr) return false;
+    char line[128] = {};
+    const bool read = std::fgets(line, sizeof(line), f) != nullptr;
+    std::fclose(f);
+    return read && std::strstr(line, "[never]") == nullptr;
+  }();
+  return allowed;
+}
+
+}  // namespace
+#endif
+
 bool BackWithHugePages(void* data, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes < kHugePageMinBytes) return true;
-    // Linux's value; glibc 2.36 headers define it, older ones may not (the
-    // kernel then answers EINVAL, which is ignored like every other failure).
+#if defined(__linux__)
+  if (bytes < kHugePageMinBytes || !HugePagesAllowed()) return true;
+    // Linux's values; older headers may not define them (the kernel then
+    // answers EINVAL, ignored like every other failure).
+#if defined(MADV_POPULATE_WRITE)
+  constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+  constexpr int kPopulateWrite = 23;
+#endif
 #if defined(MADV_COLLAPSE)
   constexpr int kCollapse = MADV_COLLAPSE;
 #else
   constexpr int kCollapse = 25;
 #endif
   constexpr uintptr_t kHuge = kHugePageBytes;
-  const uintptr_t first = reinterpret_cast<uintptr_t>(data) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes + kHuge - 1) & ~(kHuge - 1);
-  // The whole span: madvise applies to every mapping in it (and reports
-  // ENOMEM for holes, which changes nothing for the mapped parts).
-  madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
-  madvise(reinterpret_cast<void*>(first), kHuge, kCollapse);
-  if (end - first > kHuge) madvise(reinterpret_cast<void*>(end - kHuge), kHuge, kCollapse);
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t first = begin & ~(kHuge - 1);
+  const uintptr_t end = (begin + bytes + kHuge - 1) & ~(kHuge - 1);
+  for (uintptr_t region = first; region < end; region += kHuge) {
+    // A collapse needs one present, writable page in the region: fault in
+    // the buffer's first page there (MADV_POPULATE_WRITE: as if written,
+    // but nothing is written), then collapse the region into a 2 MB page.
+    // No MADV_HUGEPAGE: it would give the range its own mapping, and the
+    // heap's later brk extensions could then not merge with it, leaving
+    // regions that straddle two mappings, which cannot be collapsed.
+    const uintptr_t page = (region < begin ? begin : region) & ~(kPage - 1);
+    madvise(reinterpret_cast<void*>(page), kPage, kPopulateWrite);
+    madvise(reinterpret_cast<void*>(region), kHuge, kCollapse);
+  }
   return true;
 #else
   (void)data;

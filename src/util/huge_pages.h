@@ -4,30 +4,31 @@
 // paravirtualised minor fault), so a first call that fills 20 MB of new
 // buffers pays ~5,000 faults, while the same memory in transparent huge
 // pages faults ~10 times. BackWithHugePages(data, bytes), called on storage
-// the allocator has just handed out and before it is written, advises every
-// 2 MB region the buffer overlaps as a THP candidate (MADV_HUGEPAGE) and
-// collapses the first and last of them now (MADV_COLLAPSE, Linux 6.1+):
-// those already hold a present 4 KB page (the allocator's header, or a
-// neighbour's data), which would stop the kernel from putting a huge page
-// there on the next fault. The interior regions are empty and fault one
-// huge page each.
+// the allocator has just handed out and before it is written, turns every
+// 2 MB region the buffer overlaps into a huge page now: it faults in one
+// page of the buffer there (MADV_POPULATE_WRITE, which writes nothing) and
+// collapses the region (MADV_COLLAPSE, Linux 6.1+). Collapsing rather than
+// advising MADV_HUGEPAGE works where the region already holds a present
+// page (the allocator's header, a neighbour's data), and leaves the
+// mapping's flags alone, so glibc's heap keeps growing as one mapping.
 // HugePageCapacity(bytes) rounds a buffer's size so that, with the
 // allocator's header, it fills whole 2 MB pages: an allocator that maps
 // large blocks on their own (glibc above its mmap threshold) then gets a
 // mapping whose length is a multiple of 2 MB, which Linux places 2 MB
 // aligned, so the buffer is exactly its own huge pages.
-// Complexity: O(bytes / 2 MB) system calls, each O(1) but the two collapses,
-// which allocate a 2 MB page and copy the region's present pages into it.
+// Complexity: two system calls per 2 MB region; a collapse allocates a
+// 2 MB page and copies the region's present pages into it.
 // Guarantee: a hint only. Contents never change (a collapse copies what
 // was present and the kernel keeps the range's data across it); where THP
-// is "never", the kernel is older than 6.1, the region is not wholly inside
-// one mapping, or the platform is not Linux, the calls fail or are compiled
-// out and the buffer faults 4 KB pages as before. It may make up to one
-// 2 MB region on either side of the buffer huge too (the neighbours' memory
-// is then resident in a huge page: more RSS, same contents).
+// is "never" (read once from sysfs) nothing is done; where the kernel is
+// older than 6.1 or a region is not wholly inside one mapping (the end of
+// the heap), the calls fail and that part faults 4 KB pages as before; off
+// Linux the calls are compiled out. It may make the 2 MB region on either
+// side of the buffer huge too (the neighbours' memory is then resident in
+// a huge page: more RSS, same contents).
 // Reference: Documentation/admin-guide/mm/transhuge.rst (MADV_HUGEPAGE,
-// MADV_COLLAPSE); the figures are in docs/algorithms.md, "Whole C calls
-// against qsort (issue 19)".
+// MADV_COLLAPSE), madvise(2) (MADV_POPULATE_WRITE); the figures are in docs/algorithms.md, "Whole C
+// calls against qsort (issue 19)".
 #ifndef FLOPSPACK_UTIL_HUGE_PAGES_H_
 #define FLOPSPACK_UTIL_HUGE_PAGES_H_
 
@@ -51,7 +52,7 @@ inline constexpr size_t kAllocatorHeaderBytes = 4096;
 // number of huge pages (bytes itself when below kHugePageMinBytes).
 size_t HugePageCapacity(size_t bytes);
 
-// Advises and collapses [data, data + bytes) as above; returns whether
+// Backs [data, data + bytes) with huge pages as above; returns whether
 // the platform offers huge pages at all (false: compiled out, nothing
 // done). Never fails: the calls are hints.
 bool BackWithHugePages(void* data, size_t bytes);

@@ -1,7 +1,8 @@
 // Large buffers that are filled once, right after allocation (a plan's
-// arrays, a sort's scratch): reserved (from 512 KB on, rounded to whole
-// 2 MB pages: huge_pages.h), then backed by transparent huge pages before
-// the first write, so filling
+// arrays, a sort's scratch): reserved, then advised to the kernel as
+// transparent-huge-page candidates before the first write (a step
+// context's new vectors are also rounded and collapsed: huge_pages.h,
+// vector_pool.h), so filling
 // 30 MB faults a few dozen 2 MB pages instead of ~7,000 4 KB ones. That is
 // most of what a first call in a fresh process pays over a warm one (when
 // the allocator reuses freed memory, later calls fault nothing). A hint
@@ -15,7 +16,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "util/huge_pages.h"
 #include "util/vector_pool.h"
 
 #if defined(__linux__)
@@ -40,15 +40,15 @@ inline void AdviseHugePages(void* data, size_t bytes) {
 #endif
 }
 
-// v.resize(n) with value-initialised elements. New storage of
-// kHugePageMinBytes or more is rounded to whole 2 MB pages and backed by
-// them before it is written (huge_pages.h).
+// v.resize(n) with value-initialised elements, advised before they are
+// written. (Not rounded and collapsed as a pool's new vectors are: without
+// a pool, a call allocates these again each time, often over memory the
+// allocator already has resident, which a collapse would copy.)
 template <typename T>
 void ResizeLarge(std::vector<T>& v, size_t n) {
   if (n > v.capacity()) {
-    const size_t capacity = n <= v.max_size() ? HugePageCapacity(n * sizeof(T)) / sizeof(T) : n;
-    v.reserve(capacity);
-    BackWithHugePages(v.data(), v.capacity() * sizeof(T));
+    v.reserve(n);
+    AdviseHugePages(v.data(), n * sizeof(T));
   }
   v.resize(n);
 }
