@@ -11,6 +11,7 @@
 #include "cost/polynomial.h"
 #include "cost/transformer.h"
 #include "gtest/gtest.h"
+#include "support/cases.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -133,7 +134,10 @@ Brute BruteForce(const Plan& plan, const CpShard& shard, size_t g) {
 TEST(ContextParallelTest, CostsAndTrafficMatchBruteForce) {
   util::Rng rng(7);
   const auto model = PairCount();
-  for (int trial = 0; trial < 30; ++trial) {
+  // Under a sanitizer 10 plans (support/cases.h): each still sharded at 5
+  // CP degrees x 3 layouts and compared exactly, group by group.
+  const int trials = test_support::CasesUnderSanitizer(30, 10);
+  for (int trial = 0; trial < trials; ++trial) {
     const Plan plan = RandomPlan(rng, 4, 40);
     for (int64_t c : {1, 2, 3, 4, 8}) {
       for (CpLayout layout :

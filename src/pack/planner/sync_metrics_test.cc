@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "cost/polynomial.h"
 #include "gtest/gtest.h"
 #include "pack/planner/pipeline_schedule.h"
@@ -29,18 +30,21 @@ Optimum BruteForce(const std::vector<int64_t>& lengths, const cost::CostModel& m
   const int cells = r * m;
   std::vector<int> cell(n, 0);
   Optimum best;
+  // Reused across assignments, and the caps checked before any cost: no
+  // allocation per assignment (the sanitizers' allocator made this search
+  // most of the test's time).
+  std::vector<std::vector<int64_t>> docs(cells);
+  std::vector<int64_t> tokens(cells);
+  std::vector<double> cost(cells);
   while (true) {
-    std::vector<std::vector<int64_t>> docs(cells);
-    bool fits = true;
-    for (int i = 0; i < n; ++i) docs[cell[i]].push_back(lengths[i]);
-    std::vector<double> cost(cells);
-    for (int c = 0; c < cells && fits; ++c) {
-      int64_t tokens = 0;
-      for (int64_t l : docs[c]) tokens += l;
-      fits = tokens <= cap;
-      cost[c] = *model.SequenceCost(docs[c]);
-    }
+    std::fill(tokens.begin(), tokens.end(), 0);
+    for (int i = 0; i < n; ++i) tokens[cell[i]] += lengths[i];
+    const bool fits =
+        std::all_of(tokens.begin(), tokens.end(), [&](int64_t t) { return t <= cap; });
     if (fits) {
+      for (std::vector<int64_t>& d : docs) d.clear();
+      for (int i = 0; i < n; ++i) docs[cell[i]].push_back(lengths[i]);
+      for (int c = 0; c < cells; ++c) cost[c] = *model.SequenceCost(docs[c]);
       double step = 0, rank = 0, pipeline = 0;
       for (int j = 0; j < m; ++j) {
         double largest = 0;
@@ -48,7 +52,7 @@ Optimum BruteForce(const std::vector<int64_t>& lengths, const cost::CostModel& m
         step += largest;
       }
       for (int k = 0; k < r; ++k) {
-        const std::vector<double> replica(cost.begin() + k * m, cost.begin() + (k + 1) * m);
+        const absl::Span<const double> replica(cost.data() + k * m, m);
         double total = 0;
         for (double c : replica) total += c;
         rank = std::max(rank, total);

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "pack/primitives/pack_test_util.h"
+#include "support/cases.h"
 #include "util/random.h"
 
 namespace flopspack::pack {
@@ -101,7 +102,11 @@ BinAssignment NaiveBestFit(absl::Span<const int64_t> sizes, const std::vector<in
 
 TEST(BinPackingTest, InvariantsOverRandomCases) {
   util::Rng rng(11);
-  for (int trial = 0; trial < 3000; ++trial) {
+  // Under a sanitizer 750 (support/cases.h): 150 with the huge capacities'
+  // structures, 600 with the small ones'; a broken invariant fails the first
+  // case that builds it.
+  const int trials = test_support::CasesUnderSanitizer(3000, 750);
+  for (int trial = 0; trial < trials; ++trial) {
     const size_t n = rng.Below(120);
     // Small capacities use the counting sort and buckets; huge ones the
     // comparison sort, the ordered set and the 64-bit tree.
@@ -119,7 +124,10 @@ TEST(BinPackingTest, InvariantsOverRandomCases) {
 
 TEST(BinPackingTest, MatchesNaiveFirstAndBestFitExactly) {
   util::Rng rng(12);
-  for (int trial = 0; trial < 2000; ++trial) {
+  // Under a sanitizer 500 (support/cases.h): exact comparisons, so any
+  // difference from the naive packers fails; a third at the huge capacity.
+  const int trials = test_support::CasesUnderSanitizer(2000, 500);
+  for (int trial = 0; trial < trials; ++trial) {
     const size_t n = rng.Below(150);
     const int64_t capacity =
         trial % 3 == 0 ? (int64_t{1} << 35) : 1 + static_cast<int64_t>(rng.Below(64));
