@@ -580,7 +580,7 @@ double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> cost
 std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
                                const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
   // What SlotSearch's Band then Assign do, on the microbatch costs alone:
-  // none of the search's per-microbatch item lists and ordered sets, which
+  // none of the search's per-microbatch item lists and per-slot heaps, which
   // cost more to build than the banding itself (this runs on every
   // candidate plan of a small step and in the fallbacks).
   (void)lengths;
@@ -596,7 +596,7 @@ std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<con
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   // Each band, heaviest first (ties to the higher index, the order the
-  // search's slot sets give), to the ranks lightest so far.
+  // search's Assign gives), to the ranks lightest so far.
   std::vector<int32_t> cell_to(cells);
   std::vector<double> rank_total(r, 0.0);
   std::vector<int32_t> ranks(r);
