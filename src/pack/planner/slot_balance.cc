@@ -117,6 +117,7 @@ class SlotSearch {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
     std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
+    light0_valid_ = false;
     // Each band's heaps start from its order, heaviest first (nearly a
     // max-heap already) and reversed (nearly a min-heap), then heapified:
     // O(R) per slot.
@@ -286,7 +287,14 @@ class SlotSearch {
     // 8,192 x 4: most donors find nothing).
     const int64_t room_c = o_.cap - tokens_[c];
     int taken = 0;
-    const absl::Span<const int32_t> light = Lightest(0, o_.light_candidates);
+    // Slot 0's lightest change only when a give lands there: kept across
+    // donors (most find nothing) instead of walked again for each.
+    if (!light0_valid_) {
+      const absl::Span<const int32_t> walked = Lightest(0, o_.light_candidates);
+      light0_.assign(walked.begin(), walked.end());
+      light0_valid_ = true;
+    }
+    const std::vector<int32_t>& light = light0_;
     for (auto it = light.begin(); it != light.end() && taken < o_.light_candidates; ++it, ++taken) {
       const int32_t x = *it;
       const double room = std::min(most, ceiling - cost_[x]);
@@ -431,6 +439,7 @@ class SlotSearch {
 
   void SetCost(int32_t c, double cost) {
     const int64_t j = slot_[c];
+    if (j == 0) light0_valid_ = false;
     slot_total_[j] += cost - cost_[c];
     cost_[c] = cost;
     Entry* lo = mins_.data() + j * r_;
@@ -534,6 +543,8 @@ class SlotSearch {
   std::vector<Entry> mins_, maxs_;
   std::vector<int32_t> pos_min_, pos_max_;
   std::vector<int32_t> light_;
+  std::vector<int32_t> light0_;  // Give's partners: slot 0's lightest
+  bool light0_valid_ = false;
   std::vector<size_t> frontier_;
   std::vector<double> slot_total_;
   std::vector<int64_t> version_;  // per microbatch, bumped when its items change
