@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <limits>
-#include <memory_resource>
 #include <numeric>
-#include <set>
 #include <utility>
 
 #include "pack/planner/planner_documents.h"
@@ -85,7 +83,10 @@ class SlotSearch {
         cost_(r_ * m_, 0.0),
         tokens_(r_ * m_, 0),
         slot_(r_ * m_, 0),
-        by_cost_(m_, SlotSet(&node_pool_)),
+        mins_(r_ * m_),
+        maxs_(r_ * m_),
+        pos_min_(r_ * m_, 0),
+        pos_max_(r_ * m_, 0),
         slot_total_(m_, 0.0),
         version_(r_ * m_, 0) {
     // All microbatches' lists in one array, each at its size plus room
@@ -115,17 +116,30 @@ class SlotSearch {
     std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
-    for (auto& s : by_cost_) s.clear();
     std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
-    // Heaviest first, so each microbatch goes in at the front of its
-    // slot's set (the hint makes that constant time instead of a search
-    // down the tree: most of Band's time and mispredicted branches).
+    light0_valid_ = false;
+    // Each band's heaps start from its order, heaviest first (nearly a
+    // max-heap already) and reversed (nearly a min-heap), then heapified:
+    // O(R) per slot.
     for (int64_t p = 0; p < cells; ++p) {
       const int32_t c = order[p].second;
-      slot_[c] = static_cast<int32_t>(p / r_);
-      auto& slot = by_cost_[slot_[c]];
-      slot.insert(slot.begin(), {cost_[c], c});
-      slot_total_[slot_[c]] += cost_[c];
+      const int64_t j = p / r_, k = p % r_;
+      slot_[c] = static_cast<int32_t>(j);
+      maxs_[p] = {cost_[c], c};
+      mins_[j * r_ + (r_ - 1 - k)] = {cost_[c], c};
+      slot_total_[j] += cost_[c];
+    }
+    for (int64_t j = 0; j < m_; ++j) {
+      Entry* lo = mins_.data() + j * r_;
+      Entry* hi = maxs_.data() + j * r_;
+      for (int64_t k = 0; k < r_; ++k) {
+        pos_min_[lo[k].c] = static_cast<int32_t>(k);
+        pos_max_[hi[k].c] = static_cast<int32_t>(k);
+      }
+      for (int64_t k = r_ / 2 - 1; k >= 0; --k) {
+        SiftDown<false>(lo, pos_min_.data(), static_cast<size_t>(k));
+        SiftDown<true>(hi, pos_max_.data(), static_cast<size_t>(k));
+      }
     }
   }
 
@@ -154,9 +168,13 @@ class SlotSearch {
       std::sort(ranks.begin(), ranks.end(), [&](int32_t a, int32_t b) {
         return rank_total[a] != rank_total[b] ? rank_total[a] < rank_total[b] : a < b;
       });
-      int64_t k = 0;
-      for (auto it = by_cost_[j].rbegin(); it != by_cost_[j].rend(); ++it, ++k) {
-        const int32_t c = it->second, rank = ranks[k];
+      // The slot's microbatches heaviest first, as (cost, microbatch)
+      // descending.
+      std::vector<Entry> slot(maxs_.begin() + j * r_, maxs_.begin() + (j + 1) * r_);
+      std::sort(slot.begin(), slot.end(),
+                [](const Entry& a, const Entry& b) { return Before(b, a); });
+      for (int64_t k = 0; k < r_; ++k) {
+        const int32_t c = slot[k].c, rank = ranks[k];
         rank_total[rank] += cost_[c];
         for (const Item& i : items_[c]) where[i.item] = static_cast<int32_t>(rank * m_ + j);
       }
@@ -174,9 +192,9 @@ class SlotSearch {
   // the total cost outside slot 0, so it ends. Slot search then levels the
   // slots that gave.
   void Flow(int passes) {
-    if (m_ < 2 || by_cost_[0].empty()) return;
+    if (m_ < 2 || r_ == 0) return;
     for (int pass = 0; pass < passes; ++pass) {
-      const double ceiling = by_cost_[0].rbegin()->first;
+      const double ceiling = maxs_[0].cost;
       double outside = 0;
       for (int64_t j = 1; j < m_; ++j) outside += slot_total_[j];
       const double room0 = static_cast<double>(r_) * ceiling - slot_total_[0];
@@ -201,13 +219,15 @@ class SlotSearch {
   // One step for slot j: the move or swap that most lowers its heaviest
   // microbatch H without raising any slot's maximum. False when none.
   bool Improve(int32_t j) {
-    const auto& slot = by_cost_[j];
-    if (slot.empty()) return false;
-    const int32_t h = slot.rbegin()->second;
+    if (r_ == 0) return false;
+    const Entry* top = maxs_.data() + j * r_;
+    const int32_t h = top[0].c;
     const double ch = cost_[h];
     const double mean = slot_total_[j] / static_cast<double>(r_);
     if (ch <= mean * (1 + o_.tolerance)) return false;
-    const double second = slot.size() > 1 ? std::next(slot.rbegin())->first : 0.0;
+    // The second heaviest: the heavier child of the max-heap's root.
+    const double second =
+        r_ > 2 ? (Before(top[1], top[2]) ? top[2] : top[1]).cost : (r_ > 1 ? top[1].cost : 0.0);
     double best_gain = ch * 1e-12;
     int32_t best_x = -1, best_d = -1, best_e = -1;
     auto consider = [&](int32_t x, double limit, bool same, const Item& d, const Item* e) {
@@ -224,14 +244,14 @@ class SlotSearch {
       }
     };
     for (int64_t k = 0; k < m_; ++k) {
-      const auto& other = by_cost_[k];
       const bool same = k == j;
       // Within H's slot a partner may rise to just below H; elsewhere to
       // its slot's maximum, which then does not move.
-      const double limit = same ? ch : other.rbegin()->first;
+      const double limit = same ? ch : maxs_[k * r_].cost;
       int taken = 0;
-      for (auto it = other.begin(); it != other.end() && taken < o_.light_candidates; ++it) {
-        const int32_t x = it->second;
+      const absl::Span<const int32_t> light = Lightest(k, o_.light_candidates + 1);
+      for (auto it = light.begin(); it != light.end() && taken < o_.light_candidates; ++it) {
+        const int32_t x = *it;
         if (x == h) continue;
         ++taken;
         const int64_t room_x = o_.cap - tokens_[x];
@@ -267,9 +287,16 @@ class SlotSearch {
     // 8,192 x 4: most donors find nothing).
     const int64_t room_c = o_.cap - tokens_[c];
     int taken = 0;
-    for (auto it = by_cost_[0].begin(); it != by_cost_[0].end() && taken < o_.light_candidates;
-         ++it, ++taken) {
-      const int32_t x = it->second;
+    // Slot 0's lightest change only when a give lands there: kept across
+    // donors (most find nothing) instead of walked again for each.
+    if (!light0_valid_) {
+      const absl::Span<const int32_t> walked = Lightest(0, o_.light_candidates);
+      light0_.assign(walked.begin(), walked.end());
+      light0_valid_ = true;
+    }
+    const std::vector<int32_t>& light = light0_;
+    for (auto it = light.begin(); it != light.end() && taken < o_.light_candidates; ++it, ++taken) {
+      const int32_t x = *it;
       const double room = std::min(most, ceiling - cost_[x]);
       if (room <= best) break;  // the next ones are heavier still
       const int64_t room_x = o_.cap - tokens_[x];
@@ -411,13 +438,92 @@ class SlotSearch {
   }
 
   void SetCost(int32_t c, double cost) {
-    auto& slot = by_cost_[slot_[c]];
-    // The node moves to its new key (no free and allocation per move).
-    auto node = slot.extract({cost_[c], c});
-    slot_total_[slot_[c]] += cost - cost_[c];
+    const int64_t j = slot_[c];
+    if (j == 0) light0_valid_ = false;
+    slot_total_[j] += cost - cost_[c];
     cost_[c] = cost;
-    node.value() = {cost, c};
-    slot.insert(std::move(node));
+    Entry* lo = mins_.data() + j * r_;
+    Entry* hi = maxs_.data() + j * r_;
+    lo[pos_min_[c]].cost = cost;
+    hi[pos_max_[c]].cost = cost;
+    Sift<false>(lo, pos_min_.data(), static_cast<size_t>(pos_min_[c]));
+    Sift<true>(hi, pos_max_.data(), static_cast<size_t>(pos_max_[c]));
+  }
+
+  // A slot's microbatch and its cost. The slots' orders are the total order
+  // (cost, microbatch), so the lightest and heaviest are unique and every
+  // query below answers as an ordered set of the pairs would.
+  struct Entry {
+    double cost;
+    int32_t c;
+  };
+  static bool Before(const Entry& a, const Entry& b) {
+    return a.cost < b.cost || (a.cost == b.cost && a.c < b.c);
+  }
+  // Whether a belongs above b: in the max-heap (kMax) the later in the
+  // order, in the min-heap the earlier.
+  template <bool kMax>
+  static bool Above(const Entry& a, const Entry& b) {
+    return kMax ? Before(b, a) : Before(a, b);
+  }
+  template <bool kMax>
+  void SiftDown(Entry* heap, int32_t* pos, size_t i) {
+    const size_t n = static_cast<size_t>(r_);
+    const Entry e = heap[i];
+    while (true) {
+      const size_t l = 2 * i + 1;
+      if (l >= n) break;
+      const size_t k = l + 1 < n && Above<kMax>(heap[l + 1], heap[l]) ? l + 1 : l;
+      if (!Above<kMax>(heap[k], e)) break;
+      heap[i] = heap[k];
+      pos[heap[i].c] = static_cast<int32_t>(i);
+      i = k;
+    }
+    heap[i] = e;
+    pos[e.c] = static_cast<int32_t>(i);
+  }
+  // Entry i's key changed: up, or down (when it moved up its children are
+  // below it already).
+  template <bool kMax>
+  void Sift(Entry* heap, int32_t* pos, size_t i) {
+    const Entry e = heap[i];
+    const size_t from = i;
+    while (i > 0) {
+      const size_t p = (i - 1) / 2;
+      if (!Above<kMax>(e, heap[p])) break;
+      heap[i] = heap[p];
+      pos[heap[i].c] = static_cast<int32_t>(i);
+      i = p;
+    }
+    if (i != from) {
+      heap[i] = e;
+      pos[e.c] = static_cast<int32_t>(i);
+      return;
+    }
+    SiftDown<kMax>(heap, pos, i);
+  }
+  // The k lightest microbatches of slot j, lightest first: a best-first
+  // walk of the min-heap from its root (the frontier holds at most k + 1
+  // entries).
+  absl::Span<const int32_t> Lightest(int64_t j, int k) {
+    const Entry* heap = mins_.data() + j * r_;
+    const size_t n = static_cast<size_t>(r_);
+    light_.clear();
+    frontier_.clear();
+    if (n > 0) frontier_.push_back(0);
+    while (static_cast<int>(light_.size()) < k && !frontier_.empty()) {
+      size_t b = 0;
+      for (size_t t = 1; t < frontier_.size(); ++t) {
+        if (Before(heap[frontier_[t]], heap[frontier_[b]])) b = t;
+      }
+      const size_t i = frontier_[b];
+      frontier_[b] = frontier_.back();
+      frontier_.pop_back();
+      light_.push_back(heap[i].c);
+      if (2 * i + 1 < n) frontier_.push_back(2 * i + 1);
+      if (2 * i + 2 < n) frontier_.push_back(2 * i + 2);
+    }
+    return light_;
   }
 
   absl::Span<const int64_t> lengths_;
@@ -428,16 +534,18 @@ class SlotSearch {
   std::vector<double> cost_;
   std::vector<int64_t> tokens_;
   std::vector<int32_t> slot_;
-  // The slots' sets take their nodes from one pool: carved from chunks of
-  // at most 1,024 nodes (~48 KB, under glibc's mmap threshold: heap memory,
-  // no fresh pages to fault in), a freed node (the first banding's sets
-  // cleared for the second) reused by the next insert. A call makes a few
-  // dozen allocations instead of ~100 K mallocs and frees of one node each
-  // at 8,192 x 4.
-  using SlotSet = std::pmr::set<std::pair<double, int32_t>>;
-  std::pmr::unsynchronized_pool_resource node_pool_{
-      std::pmr::pool_options{/*max_blocks_per_chunk=*/1024, /*largest_required_pool_block=*/0}};
-  std::vector<SlotSet> by_cost_;  // after node_pool_: destroyed before it
+  // Each slot's R microbatches as two indexed binary heaps over (cost,
+  // microbatch), slot j at [j R, (j + 1) R): a min-heap for the lightest
+  // (the search's partners) and a max-heap for the heaviest two, with
+  // every microbatch's position in each. Flat arrays instead of an ordered
+  // set per slot (red-black tree nodes: pointer chasing and mispredicted
+  // branches on every insert, move and banding).
+  std::vector<Entry> mins_, maxs_;
+  std::vector<int32_t> pos_min_, pos_max_;
+  std::vector<int32_t> light_;
+  std::vector<int32_t> light0_;  // Give's partners: slot 0's lightest
+  bool light0_valid_ = false;
+  std::vector<size_t> frontier_;
   std::vector<double> slot_total_;
   std::vector<int64_t> version_;  // per microbatch, bumped when its items change
   std::vector<Partner> partners_ = std::vector<Partner>(16);
@@ -483,7 +591,7 @@ double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> cost
 std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
                                const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
   // What SlotSearch's Band then Assign do, on the microbatch costs alone:
-  // none of the search's per-microbatch item lists and ordered sets, which
+  // none of the search's per-microbatch item lists and per-slot heaps, which
   // cost more to build than the banding itself (this runs on every
   // candidate plan of a small step and in the fallbacks).
   (void)lengths;
@@ -499,7 +607,7 @@ std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<con
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   // Each band, heaviest first (ties to the higher index, the order the
-  // search's slot sets give), to the ranks lightest so far.
+  // search's Assign gives), to the ranks lightest so far.
   std::vector<int32_t> cell_to(cells);
   std::vector<double> rank_total(r, 0.0);
   std::vector<int32_t> ranks(r);
