@@ -40,6 +40,19 @@ bool HugePagesAllowed() {
 }  // namespace
 #endif
 
+void AdviseHugePages(void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < kHugePageBytes) return;  // cannot hold an aligned 2 MB page
+  constexpr uintptr_t kHuge = kHugePageBytes;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 bool BackWithHugePages(void* data, size_t bytes) {
 #if defined(__linux__)
   if (bytes < kHugePageMinBytes || !HugePagesAllowed()) return true;

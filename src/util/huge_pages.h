@@ -52,6 +52,14 @@ inline constexpr size_t kAllocatorHeaderBytes = 4096;
 // number of huge pages (bytes itself when below kHugePageMinBytes).
 size_t HugePageCapacity(size_t bytes);
 
+// Advises the 2 MB pages wholly inside [data, data + bytes) as huge-page
+// candidates (MADV_HUGEPAGE), for a buffer about to be filled: the kernel
+// then faults them as 2 MB pages where it can. Nothing for buffers below
+// one huge page or off Linux. (What large_buffer.h's ResizeLarge uses: its
+// buffers are allocated again on every call, often over memory the
+// allocator already has resident, which a collapse would copy.)
+void AdviseHugePages(void* data, size_t bytes);
+
 // Backs [data, data + bytes) with huge pages as above; returns whether
 // the platform offers huge pages at all (false: compiled out, nothing
 // done). Never fails: the calls are hints.

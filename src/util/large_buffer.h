@@ -13,32 +13,12 @@
 #define FLOPSPACK_UTIL_LARGE_BUFFER_H_
 
 #include <cstddef>
-#include <cstdint>
 #include <vector>
 
+#include "util/huge_pages.h"
 #include "util/vector_pool.h"
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace flopspack::util {
-
-// Below this a buffer cannot hold an aligned 2 MB page.
-inline constexpr size_t kLargeBufferBytes = size_t{2} << 20;
-
-inline void AdviseHugePages(void* data, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes < kLargeBufferBytes) return;
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
 
 // v.resize(n) with value-initialised elements, advised before they are
 // written. (Not rounded and collapsed as a pool's new vectors are: without
