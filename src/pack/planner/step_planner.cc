@@ -707,6 +707,10 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
         }
       }
     }
+    // From here only the fallbacks read kept: without them its storage
+    // goes back to the pool now, for the planner's scratch (a first call
+    // then faults in one array less).
+    if (!(divisible && o.algorithm == StepAlgorithm::kDocuments)) util::Recycle(kept);
     if (o.algorithm == StepAlgorithm::kSequences) {
       absl::Status status;
       m = RunSequences(items, model, extra, o, status);
