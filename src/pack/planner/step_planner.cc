@@ -925,6 +925,9 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   for (size_t i = 0; i < items.size() && !any_piece; ++i) {
     any_piece = items.tokens[i] != lengths[items.doc[i]];
   }
+  // Every item a whole document: each starts its document (what
+  // Plan::FillPieceOffsets would find, without its pass and its id array).
+  if (!any_piece) plan.SetPieceOffsets(util::PooledVector<int64_t>(placed, 0));
   std::vector<int32_t> pieces_of;
   if (any_piece || heavy) {
     pieces_of.assign(n, 0);
