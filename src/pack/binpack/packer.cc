@@ -137,7 +137,9 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
   bool has_pieces = false;
   if (absl::Status s = MakePieces(lengths, options, extra, pieces, has_pieces); !s.ok()) return s;
   const absl::Span<const int64_t> sizes = has_pieces ? absl::MakeConstSpan(pieces.size) : lengths;
-  const BinAssignment assignment = Assign(sizes, options);
+  BinAssignment assignment = Assign(sizes, options);
+  // Its placements come from the caller's vector pool, if any: back to it.
+  util::GiveBackOnExit give_back_assignment(assignment.order, assignment.placed_bin);
   // Each sequence computes `capacity` tokens; their total must fit int64
   // (three documents of INT64_MAX / 3 at a capacity just below twice that
   // make three sequences of ~2/3 INT64_MAX).

@@ -144,6 +144,8 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
 int64_t RunSequences(Items& items, const cost::CostModel& model, const ExtraCosts& extra,
                      const StepOptions& o, absl::Status& status) {
   BinAssignment packed = FirstFitDecreasing(items.tokens, o.max_tokens_per_microbatch);
+  // Its placements come from the caller's vector pool, if any: back to it.
+  util::GiveBackOnExit give_back_packed(packed.order, packed.placed_bin);
   const int32_t count = packed.num_bins;
   const std::vector<int32_t>& seq_of = packed.bin;
   std::vector<std::vector<int64_t>> members(count);
