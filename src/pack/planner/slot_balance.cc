@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "pack/planner/planner_documents.h"
+#include "pack/primitives/cost_order.h"
 
 namespace flopspack::pack {
 namespace {
@@ -661,7 +662,7 @@ class SlotSearch {
 // total / R; and the costliest item's microbatch is some slot's maximum).
 // Then no plan is better by more than the tolerance.
 bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> costs,
-                     const SlotBalanceOptions& o) {
+                     const SlotBalanceOptions& o, double slot_max_sum) {
   double total = 0, costliest = 0;
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] < 0) return false;
@@ -669,8 +670,19 @@ bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> c
     costliest = std::max(costliest, costs[i]);
   }
   const double bound = std::max(total / static_cast<double>(o.num_ranks), costliest);
-  return SlotMaxSum(where, costs, o.num_ranks, o.microbatches_per_rank) <=
-         bound * (1 + o.tolerance);
+  return slot_max_sum <= bound * (1 + o.tolerance);
+}
+
+// Whether `sorted` (the cost order) is also the order of token counts:
+// lengths non-increasing, equal lengths by index. Then it is the order
+// CostDescendingItems gives for costs equal to the lengths (the
+// token-balanced plan's), exactly: one order satisfies both.
+bool IsLengthOrder(const SortedItems& sorted) {
+  for (size_t k = 1; k < sorted.order.size(); ++k) {
+    const int64_t a = sorted.lengths[k - 1], b = sorted.lengths[k];
+    if (a < b || (a == b && sorted.order[k - 1] > sorted.order[k])) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -690,13 +702,18 @@ double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> cost
   return sum;
 }
 
-std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
-                               const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
+namespace {
+
+// BandSlots, and the banded plan's SlotMaxSum in *slot_max_sum: the sum of
+// each band's heaviest microbatch, the same cell sums (the same items added
+// in the same order) and the same order of addition over the slots, so the
+// same number bit for bit without a second pass over the items.
+std::vector<int32_t> BandSlotsAndSum(absl::Span<const double> costs, const SlotBalanceOptions& o,
+                                     absl::Span<const int32_t> where, double* slot_max_sum) {
   // What SlotSearch's Band then Assign do, on the microbatch costs alone:
   // none of the search's per-microbatch item lists and per-slot heaps, which
   // cost more to build than the banding itself (this runs on every
   // candidate plan of a small step and in the fallbacks).
-  (void)lengths;
   const int64_t r = o.num_ranks, m = o.microbatches_per_rank, cells = r * m;
   std::vector<double> cost(cells, 0.0);
   for (size_t i = 0; i < where.size(); ++i) {
@@ -711,7 +728,9 @@ std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<con
   std::vector<int32_t> cell_to(cells);
   std::vector<double> rank_total(r, 0.0);
   std::vector<int32_t> ranks(r);
+  double sum = 0;
   for (int64_t j = 0; j < m; ++j) {
+    if (r > 0) sum += std::max(0.0, order[j * r].first);  // as SlotMaxSum's max from 0
     // The band is in (cost descending, index ascending) order already:
     // reversing each run of equal costs gives the ties by index descending.
     const auto band = order.begin() + j * r;
@@ -735,7 +754,17 @@ std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<con
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] >= 0) banded[i] = cell_to[where[i]];
   }
+  *slot_max_sum = sum;
   return banded;
+}
+
+}  // namespace
+
+std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
+                               const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
+  (void)lengths;
+  double sum;
+  return BandSlotsAndSum(costs, o, where, &sum);
 }
 
 std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
@@ -747,7 +776,18 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   pool.microbatches_per_rank = 1;
   pool.cap = o.cap;
   pool.tolerance = o.tolerance;
-  SlotSearch search(lengths, costs, o, PlanDocuments(lengths, costs, pool));
+  // Both plans of a small step visit the items in the same order when the
+  // cost order is the length order (every built-in cost model on
+  // documents): then the token-balanced plan reuses the pool plan's sort.
+  SortedItems sorted = CostDescendingItems(costs, lengths, o.cap);
+  const bool compare = o.search && r * m <= kCompareBelow;
+  SortedItems by_tokens;
+  if (compare && IsLengthOrder(sorted)) {
+    by_tokens.order = sorted.order;
+    by_tokens.lengths = sorted.lengths;
+    by_tokens.costs.assign(sorted.lengths.begin(), sorted.lengths.end());
+  }
+  SlotSearch search(lengths, costs, o, PlanSortedDocuments(std::move(sorted), pool));
   search.Band();
   if (o.search) {
     const int64_t budget = o.max_moves >= 0 ? o.max_moves : 2 * r * m + 1024;
@@ -758,7 +798,8 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   }
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
-  if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
+  const double where_sum = compare ? SlotMaxSum(where, costs, r, m) : 0.0;
+  if (compare && !WithinTolerance(where, costs, o, where_sum)) {
     // Small steps: the token-balanced LPT plan's microbatches, banded,
     // kept when it leaves no more items out and its slot maxima sum lower:
     // never worse than those microbatches in any slot order. The
@@ -778,12 +819,17 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
     ranks.refine = false;
-    const std::vector<double> token_costs(lengths.begin(), lengths.end());
-    std::vector<int32_t> banded =
-        BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));
+    std::vector<int32_t> token_plan;
+    if (!by_tokens.order.empty()) {
+      token_plan = PlanSortedDocuments(std::move(by_tokens), ranks);
+    } else {
+      const std::vector<double> token_costs(lengths.begin(), lengths.end());
+      token_plan = PlanDocuments(lengths, token_costs, ranks);
+    }
+    double banded_sum;
+    std::vector<int32_t> banded = BandSlotsAndSum(costs, o, token_plan, &banded_sum);
     if (unplaced(banded) < unplaced(where) ||
-        (unplaced(banded) == unplaced(where) &&
-         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+        (unplaced(banded) == unplaced(where) && banded_sum < where_sum)) {
       where = std::move(banded);
       if (stats != nullptr) stats->token_balanced = true;
     }
