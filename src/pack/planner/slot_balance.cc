@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <utility>
 
@@ -108,50 +109,88 @@ struct Item {
 // Every microbatch's items, in order, in one array: microbatch c's list is
 // a slab of its initial size plus 4; a push into a full slab moves the list
 // to the end of the array at twice the size, into room reserved up front
-// (moves are few: a list rarely outgrows its slab).
+// (moves are few: a list rarely outgrows its slab). A list's place, size
+// and room are one record (one cache line to read per push, not three), and
+// the array is not zeroed first (only the lists' items are ever read).
 class ItemLists {
  public:
   void Reset(const std::vector<int32_t>& count) {
     const size_t n = count.size();
-    begin_.assign(n, 0);
-    size_.assign(n, 0);
-    capacity_.assign(n, 0);
+    slabs_.resize(n);
     size_t end = 0;
     for (size_t c = 0; c < n; ++c) {
-      begin_[c] = end;
-      capacity_[c] = count[c] + 4;
-      end += capacity_[c];
+      slabs_[c] = {end, 0, static_cast<uint32_t>(count[c]) + 4};
+      end += slabs_[c].capacity;
     }
     // Room for lists that outgrow their slab: moving one must not
     // reallocate (and copy, and fault in) the whole array.
-    data_.reserve(end + end / 4 + 64);
-    data_.resize(end);
+    Allocate(end + end / 4 + 64, 0);
+    used_ = end;
+  }
+  // Reset, then every placed item (cell_of[i] >= 0) appended to its list
+  // in item order: the counting sort's scatter keeps its next positions in
+  // an array of 32-bit offsets (a quarter of the slabs' bytes: at 8,192 x
+  // 4, pushing through the slabs missed the cache on most items, 13% of
+  // the planner's time).
+  void Build(const std::vector<int32_t>& count, absl::Span<const int32_t> cell_of,
+             absl::Span<const double> costs, absl::Span<const int64_t> lengths) {
+    Reset(count);
+    if (used_ > std::numeric_limits<uint32_t>::max()) {
+      for (size_t i = 0; i < cell_of.size(); ++i) {
+        if (cell_of[i] >= 0) Push(cell_of[i], {costs[i], lengths[i], static_cast<int32_t>(i)});
+      }
+      return;
+    }
+    std::vector<uint32_t> next(slabs_.size());
+    for (size_t c = 0; c < slabs_.size(); ++c) next[c] = static_cast<uint32_t>(slabs_[c].begin);
+    for (size_t i = 0; i < cell_of.size(); ++i) {
+      const int32_t c = cell_of[i];
+      if (c >= 0) data_[next[c]++] = {costs[i], lengths[i], static_cast<int32_t>(i)};
+    }
+    for (size_t c = 0; c < slabs_.size(); ++c) slabs_[c].size = static_cast<uint32_t>(count[c]);
   }
   absl::Span<const Item> operator[](int32_t c) const {
-    return {data_.data() + begin_[c], size_[c]};
+    return {data_.get() + slabs_[c].begin, slabs_[c].size};
   }
   void Push(int32_t c, const Item& i) {
-    if (size_[c] == capacity_[c]) {
-      const size_t moved = data_.size();
-      data_.resize(moved + 2 * capacity_[c]);
-      std::copy_n(data_.begin() + begin_[c], size_[c], data_.begin() + moved);
-      begin_[c] = moved;
-      capacity_[c] *= 2;
+    Slab& s = slabs_[c];
+    if (s.size == s.capacity) {
+      const size_t moved = used_;
+      if (moved + 2 * s.capacity > allocated_) {
+        Allocate(std::max(2 * allocated_, moved + 2 * s.capacity), used_);
+      }
+      used_ += 2 * s.capacity;
+      std::copy_n(data_.get() + s.begin, s.size, data_.get() + moved);
+      s.begin = moved;
+      s.capacity *= 2;
     }
-    data_[begin_[c] + size_[c]++] = i;
+    data_[s.begin + s.size++] = i;
   }
+  void Prefetch(int32_t c) const { __builtin_prefetch(data_.get() + slabs_[c].begin); }
   // Removes `item` from c's list, keeping the others' order.
   void Erase(int32_t c, int32_t item) {
-    Item* first = data_.data() + begin_[c];
-    Item* last = first + size_[c];
+    Item* first = data_.get() + slabs_[c].begin;
+    Item* last = first + slabs_[c].size;
     Item* at = std::find_if(first, last, [item](const Item& i) { return i.item == item; });
     std::copy(at + 1, last, at);
-    --size_[c];
+    --slabs_[c].size;
   }
 
  private:
-  std::vector<Item> data_;
-  std::vector<size_t> begin_, size_, capacity_;
+  struct Slab {
+    size_t begin;
+    uint32_t size, capacity;
+  };
+  // An array of `capacity` items (uninitialized), keeping the first `keep`.
+  void Allocate(size_t capacity, size_t keep) {
+    std::unique_ptr<Item[]> grown(new Item[capacity]);
+    if (keep > 0) std::copy_n(data_.get(), keep, grown.get());
+    data_ = std::move(grown);
+    allocated_ = capacity;
+  }
+  std::unique_ptr<Item[]> data_;
+  size_t used_ = 0, allocated_ = 0;
+  std::vector<Slab> slabs_;
 };
 
 class SlotSearch {
@@ -179,13 +218,15 @@ class SlotSearch {
     for (int32_t c : cell_of) {
       if (c >= 0) ++count[c];
     }
-    items_.Reset(count);
-    for (size_t i = 0; i < cell_of.size(); ++i) {
-      const int32_t c = cell_of[i];
-      if (c < 0) continue;
-      items_.Push(c, {costs[i], lengths[i], static_cast<int32_t>(i)});
-      cost_[c] += costs[i];
-      tokens_[c] += lengths[i];
+    items_.Build(count, cell_of, costs, lengths);
+    // Each microbatch's cost and tokens from its list, read in memory order
+    // instead of two more scattered updates per item; the list is in item
+    // order, so the costs are added in the same order as item by item.
+    for (int64_t c = 0; c < r_ * m_; ++c) {
+      for (const Item& i : items_[static_cast<int32_t>(c)]) {
+        cost_[c] += i.cost;
+        tokens_[c] += i.length;
+      }
     }
   }
 
@@ -244,6 +285,7 @@ class SlotSearch {
     std::vector<int32_t> where(n, -1);
     std::vector<double> rank_total(r_, 0.0);
     std::vector<int32_t> ranks(r_);
+    std::vector<int32_t> cell_to(r_ * m_);
     for (int64_t j = 0; j < m_; ++j) {
       std::iota(ranks.begin(), ranks.end(), 0);
       SortByKey(ranks, [&](int32_t a) {
@@ -258,8 +300,15 @@ class SlotSearch {
       for (int64_t k = 0; k < r_; ++k) {
         const int32_t c = slot[k].c, rank = ranks[k];
         rank_total[rank] += cost_[c];
-        for (const Item& i : items_[c]) where[i.item] = static_cast<int32_t>(rank * m_ + j);
+        cell_to[c] = static_cast<int32_t>(rank * m_ + j);
       }
+    }
+    // The items, microbatch by microbatch in index order: the item lists
+    // read in the order they lie in memory (in slot order, as before, they
+    // were a cache miss per microbatch: a tenth of the slot planner's own
+    // time at 8,192 x 4).
+    for (int64_t c = 0; c < r_ * m_; ++c) {
+      for (const Item& i : items_[static_cast<int32_t>(c)]) where[i.item] = cell_to[c];
     }
     return where;
   }
@@ -288,7 +337,13 @@ class SlotSearch {
       }
       SortByKey(donors, HeaviestFirst);
       bool progress = false;
-      for (const auto& donor : donors) progress = Give(donor.second, level, ceiling) || progress;
+      for (size_t k = 0; k < donors.size(); ++k) {
+        // The next donor's item list, a cache miss otherwise (the lists
+        // lie all over the item array, in microbatch order): fetched while
+        // this donor scans.
+        if (k + 1 < donors.size()) items_.Prefetch(donors[k + 1].second);
+        progress = Give(donors[k].second, level, ceiling) || progress;
+      }
       if (!progress) return;
     }
   }
