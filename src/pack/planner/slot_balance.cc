@@ -849,7 +849,7 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   // cost order is the length order (every built-in cost model on
   // documents): then the token-balanced plan reuses the pool plan's sort.
   SortedItems sorted = CostDescendingItems(costs, lengths, o.cap);
-  const bool compare = o.search && r * m <= kCompareBelow;
+  const bool compare = o.search && r * m <= kCompareBelow && m < kTokenCandidateBelowMicrobatches;
   SortedItems by_tokens;
   if (compare && IsLengthOrder(sorted)) {
     by_tokens.order = sorted.order;
