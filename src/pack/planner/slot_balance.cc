@@ -13,8 +13,11 @@
 namespace flopspack::pack {
 namespace {
 
-// Below this many microbatches the banded rank-balanced plan is computed
-// too and kept when better (its cost, today's planner, is small there).
+// Below this many microbatches (and kTokenCandidateBelowMicrobatches per
+// rank) the banded token-balanced plan is computed too and kept when
+// better (its cost is small there). From 8 per rank on it never won on the
+// 216 decision steps (docs/planner.md, round mbspeed4) and cost a third of
+// this planner's instructions at 1,024 x 8.
 constexpr int64_t kCompareBelow = int64_t{1} << 14;
 
 // A double's bit pattern as an unsigned integer that orders as the values
