@@ -25,7 +25,8 @@
 // overflow split, the planner for each objective and the baselines; alone:
 //   build/benchmarks/planner_quality corpora 1024
 // With `fingerprints`, one line per MICROBATCH plan (long-tail batch and
-// corpora): a change meant to keep the plans must keep these lines.
+// corpora): a change meant to keep the plans must keep these lines. With
+// `candidate`, the 216 steps on which the small-step candidate is decided.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -339,6 +340,45 @@ int MicrobatchFingerprints() {
   return 0;
 }
 
+// The 216 small MICROBATCH steps on which the token-balanced candidate
+// (step 5 of Planning for microbatch synchronization, docs/planner.md) is
+// decided: R in {64, 256, 1024} x M in {1, 2, 4, 8} x seeds 1-6 of the
+// long-tail batch (97% fill, defer) and of the code and prose corpora
+// (split); one line per step, the efficiency to 1e-6 points and whether
+// the candidate was kept, so two builds' outputs can be diffed.
+int CandidateSteps() {
+  const auto model = flopspack::bench::SevenB();
+  using flopspack::bench::Corpus;
+  for (int data = 0; data < 3; ++data) {
+    for (const int64_t ranks : {64, 256, 1024}) {
+      for (const int64_t microbatches : {1, 2, 4, 8}) {
+        for (uint64_t seed = 1; seed <= 6; ++seed) {
+          const std::vector<int64_t> lengths =
+              data == 0 ? flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, seed)
+                        : flopspack::bench::CorpusBatch(static_cast<Corpus>(data - 1), ranks,
+                                                        microbatches, kCap, 0.97, seed);
+          StepOptions o;
+          o.num_ranks = ranks;
+          o.microbatches_per_rank = microbatches;
+          o.max_tokens_per_microbatch = kCap;
+          o.overflow = data == 0 ? Overflow::kDefer : Overflow::kSplit;
+          o.sync = flopspack::pack::StepSync::kMicrobatch;
+          const absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, *model, lengths);
+          std::printf(
+              "%s R=%lld M=%lld seed=%llu: %016llx %.6f%%\n",
+              data == 0 ? "long-tail" : flopspack::bench::CorpusName(static_cast<Corpus>(data - 1)),
+              static_cast<long long>(ranks), static_cast<long long>(microbatches),
+              static_cast<unsigned long long>(seed),
+              static_cast<unsigned long long>(plan.ok() ? Fingerprint(*plan) : 0),
+              plan.ok() ? 100 * plan->metrics().microbatch_sync_efficiency : 0.0);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::vector<int64_t> rank_counts;
   const bool split = argc > 1 && std::strcmp(argv[1], "split") == 0;
@@ -348,6 +388,7 @@ int main(int argc, char** argv) {
     rank_counts.push_back(std::atoll(argv[i]));
   }
   if (argc > 1 && std::strcmp(argv[1], "fingerprints") == 0) return MicrobatchFingerprints();
+  if (argc > 1 && std::strcmp(argv[1], "candidate") == 0) return CandidateSteps();
   if (corpora) {
     if (rank_counts.empty()) rank_counts = {1024};
     return CorporaTable(rank_counts);

@@ -3,18 +3,23 @@
 # sees Debian's numpy/pytest/torch (--system-site-packages), then
 # `pip install --no-build-isolation --no-index .` (pyproject.toml:
 # meson-python builds the library and the binding), then the Python suite
-# run against that install — from outside the source tree, so nothing can
-# import the build tree's copy by accident. Called by scripts/test.sh.
-# Usage: scripts/test-pip-install.sh [VENV_DIR [BUILD_DIR]]
-#   VENV_DIR   default build/ci-venv
-#   BUILD_DIR  meson-python's build directory (builddir), configured with
-#              scripts/meson-ci.ini (--werror, unity files) and kept, so
-#              that scripts/test.sh's meson stage reuses its objects;
-#              default: a temporary one, as pip does.
+# run against that install (scripts/test-pip-suite.sh) — from outside the
+# source tree, so nothing can import the build tree's copy by accident.
+# Called by scripts/test.sh.
+# Usage: scripts/test-pip-install.sh [VENV_DIR [BUILD_DIR [--no-suite]]]
+#   VENV_DIR    default build/ci-venv
+#   BUILD_DIR   meson-python's build directory (builddir), configured with
+#               scripts/meson-ci.ini (--werror, unity files) and kept, so
+#               that scripts/test.sh's meson stage reuses its objects;
+#               default (or ""): a temporary one, as pip does.
+#   --no-suite  install and check the import only: the caller runs
+#               scripts/test-pip-suite.sh VENV_DIR (scripts/test.sh does,
+#               in the background during its meson stage).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv=${1:-$root/build/ci-venv}
 builddir=${2:-}
+suite=${3:-}
 rm -rf "$venv"
 /usr/bin/python3 -m venv --system-site-packages "$venv"
 set --  # pip's extra arguments
@@ -35,5 +40,6 @@ venv = pathlib.Path(sys.prefix).resolve()
 assert venv in where.parents, f"flopspack imported from {where}, not the venv {venv}"
 print(f"pip install: flopspack {flopspack.__version__} from {where.parent}")
 PY
-FLOPSPACK_REQUIRE_TORCH=1 FLOPSPACK_GOLDEN_DIR="$root/tests/golden" PYTHONDONTWRITEBYTECODE=1 \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/bindings/python/tests"
+if [ "$suite" != "--no-suite" ]; then
+  "$root/scripts/test-pip-suite.sh" "$venv"
+fi

@@ -1,9 +1,11 @@
 #!/bin/sh
 # README command two: everything CI checks, from a fresh Debian 12 machine.
 # Installs the packages, checks formatting, builds with CMake (warnings as
-# errors) and runs every test, builds with meson and runs its tests, and
+# errors) and runs its tests (the library's, the C API's, Go, Rust, ABI),
 # builds downstream consumers (find_package, pkg-config, add_subdirectory,
-# meson subproject) against the result.
+# meson subproject) against the result, runs the sanitizer and fuzzing
+# builds, installs the Python package with pip and runs its suite, and
+# builds with meson and runs the CLI's suites there.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -12,6 +14,34 @@ start=$(date +%s)
 # Each stage's banner says how long CI has run so far: docs/development.md
 # keeps the budget (15 minutes on a 2-core machine) and where it goes.
 stage() { echo "== $* (at $(( $(date +%s) - start )) s)"; }
+# A step that runs beside the next stage, to fill a core that stage leaves
+# idle (serial configures, a one-process test suite): its output goes to
+# build/ci-logs/NAME.log, printed when joined; a failure fails the run there.
+# docs/development.md, "Seventh pass".
+mkdir -p build/ci-logs
+background_pids=""
+stop_background() {
+  for pid in $background_pids; do kill "$pid" 2>/dev/null || true; done
+}
+trap stop_background EXIT
+background() {
+  name=$1
+  shift
+  rm -f "build/ci-logs/$name.rc"
+  ( rc=0; "$@" > "build/ci-logs/$name.log" 2>&1 || rc=$?; echo "$rc" > "build/ci-logs/$name.rc" ) &
+  background_pids="$background_pids $!"
+  eval "pid_$name=\$!"
+}
+join_background() {
+  eval "wait \"\$pid_$1\"" || true
+  echo "-- $1 (run in the background, joined at $(( $(date +%s) - start )) s):"
+  cat "build/ci-logs/$1.log"
+  rc=$(cat "build/ci-logs/$1.rc" 2>/dev/null || echo "no exit code")
+  if [ "$rc" != 0 ]; then
+    echo "$1 FAILED (exit $rc; log: build/ci-logs/$1.log)" >&2
+    exit 1
+  fi
+}
 
 stage "dependencies"
 scripts/install-deps.sh
@@ -34,25 +64,36 @@ export CCACHE_DIR="$root/build/ci-ccache" CCACHE_DEPEND=1 CCACHE_NOHASHDIR=1
 # functions, all defined there, and of the types they reach (abidiff against
 # the baseline: same 118 functions, same 33 public structs). The library
 # stays -O2 and file by file (a file missing an #include fails here, not in
-# a unity file). Everything else (CLI, benchmarks, examples, bindings) at
+# a unity file). Everything else (benchmarks, examples, golden_generate) at
 # -O1 -g0, and the core and C API tests (FLOPSPACK_TEST_COMPILE_OPTIONS) at
 # -Og: both still run GCC's flow-based warnings (-Wmaybe-uninitialized)
-# under -Werror; the tests' run time is the library's (unchanged); the meson
-# stage still compiles the CLI at -O2 with --werror. docs/development.md
-# ("Sixth pass") has the figures.
+# under -Werror; the tests' run time is the library's (unchanged).
+# docs/development.md ("Sixth pass") has the figures.
+# Not in this tree (FLOPSPACK_BUILD_CLI=OFF, FLOPSPACK_BUILD_PYTHON=OFF):
+# the CLI, its tests and the CMake SWIG module. Each is compiled by GCC with
+# the same warnings as errors once, in the pip and meson stages (the CLI,
+# cli_unit_test and the SWIG wrapper at -O2, --werror, -Wshadow=local
+# -Wno-sign-compare as here), and the CLI's three suites (cli_unit_test,
+# cli_end_to_end, cli_report) and the Python suite run there, against those
+# builds; the ASan stage builds these CMake targets (clang) and runs their
+# suites. Here they were a second GCC compile of the same sources (~100 CPU
+# s: CLI 69, cli_unit_test 20, SWIG wrapper 13). "Seventh pass".
+# Rust (cargo, in ctest's rust_test): a fresh target directory every run, so
+# no incremental state to keep, and no debug info: ~20% of its CPU.
+export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0
 cmake -S . -B build/ci-cmake -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLOPSPACK_WERROR=ON \
   "-DFLOPSPACK_NON_LIBRARY_COMPILE_OPTIONS=-g0;-O1" -DFLOPSPACK_CORE_COMPILE_OPTIONS=-g0 \
-  -DFLOPSPACK_TEST_COMPILE_OPTIONS=-Og \
+  -DFLOPSPACK_TEST_COMPILE_OPTIONS=-Og -DFLOPSPACK_BUILD_CLI=OFF -DFLOPSPACK_BUILD_PYTHON=OFF \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
   -DCMAKE_INSTALL_PREFIX="$root/build/ci-prefix" -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build build/ci-cmake -j "$jobs"
-# Not python_test: the same Python suite runs in the pip stage against the
-# pip install (the user's path), built by GCC from the same sources, SWIG
-# interface and SWIG flags (-threads -DSWIGWORDSIZE64); the ASan stage runs
-# it through this tree's CMake SWIG target. Here it repeated both for ~43 s
-# of one core. It stays a ctest test for developers (ctest -R python_test).
-ctest --test-dir build/ci-cmake --output-on-failure -j "$jobs" -E '^python_test$'
+ctest --test-dir build/ci-cmake --output-on-failure -j "$jobs"
 cmake --install build/ci-cmake > /dev/null
+# The consumers need only this install and this stage's compiler cache: they
+# run beside the ASan stage (their configures are serial) and are joined
+# before the fuzzers, whose runs are timed.
+background consumers env CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  tests/consumers/run.sh "$root" "$root/build/ci-prefix" "$root/build/ci-consumers"
 
 stage "AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
 # clang compiles instrumented code 2-3x faster than GCC, and line tables
@@ -87,6 +128,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/ci-asan --output-on-failure -j "$jobs" \
   -E 'abi_baseline|exported_symbols|cli_report'
 
+join_background consumers
+
 # 6 s per harness in CI (4,000-170,000 executions of a fixed-seed sequence
 # each at 10 s: a regression smoke, not a search); a real search is local,
 # `scripts/fuzz.sh 600`. 10 -> 6 s: ~20 s of the stage's wall.
@@ -95,31 +138,42 @@ scripts/fuzz.sh "${FLOPSPACK_FUZZ_SECONDS:-6}"
 
 stage "ThreadSanitizer (clang): the concurrency tests (suites named *Thread*/*Concurrency*)"
 tsan="-fsanitize=thread -O1"
+# Only capi_thread_test is built here: no CLI or bindings to configure (their
+# tool and Python searches were half of this serial configure, ~12 -> ~6 s
+# under load).
 CC=clang CXX=clang++ cmake -S . -B build/ci-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS_DEBUG=-gline-tables-only -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
   -DFLOPSPACK_BUILD_BENCHMARKS=OFF -DFLOPSPACK_BUILD_EXAMPLES=OFF -DFLOPSPACK_UNITY_LIBRARY=ON \
+  -DFLOPSPACK_BUILD_CLI=OFF -DFLOPSPACK_BUILD_BINDINGS=OFF \
   -DCMAKE_C_FLAGS="$tsan" -DCMAKE_CXX_FLAGS="$tsan" > /dev/null
 # capi_thread_test: capi_test's files that hold such tests, and no others.
 cmake --build build/ci-tsan -j "$jobs" --target capi_thread_test
 TSAN_OPTIONS=halt_on_error=1 build/ci-tsan/tests/capi_thread_test --gtest_filter='*Thread*:*Concurrency*'
 
 # ---- Python package installed by pip (pyproject.toml, meson-python) ----
-stage "pip install into a venv, Python suite against the install"
+stage "pip install into a venv (the Python suite against it runs beside the meson stage)"
 # meson-python builds in build/ci-meson (-Ddebug=false -Doptimization=2,
 # --werror), which the meson stage below reconfigures: the library is
-# compiled once for both.
-scripts/test-pip-install.sh "$root/build/ci-venv" "$root/build/ci-meson"
+# compiled once for both. The Python suite against the install is one
+# process (~35 s of one core): it runs in the background while the meson
+# stage compiles and runs the CLI's suites, and is joined at the end.
+scripts/test-pip-install.sh "$root/build/ci-venv" "$root/build/ci-meson" --no-suite
+background python_suite scripts/test-pip-suite.sh "$root/build/ci-venv"
 
-stage "meson build: the build lists, and what users build through meson"
+stage "meson build: the build lists, what users build through meson, the CLI's suites"
 # The meson build must not drift from CMake's: scripts/check_build_lists.py
 # compares the files every directory's meson.build and CMake file list (and
 # finds .cc files neither lists), which compiling meson's targets cannot
 # (a test file missing from both lists compiles fine). Configuring every
 # option parses every meson.build; compiled are the library (the pip
-# install's objects: same flags, -O2, no debug info), the CLI, the example,
-# the header tests and one core test binary (the loop that defines them all);
-# the suites themselves ran in the CMake stage and the Python suite against
-# the pip install. docs/development.md has the times.
+# install's objects: same flags, -O2, no debug info), the CLI and
+# cli_unit_test (GCC's only compile of them: not in the CMake stage's
+# tree), the example, the header tests and one core test binary (the loop
+# that defines them all). Run here: the CLI's three suites (cli_unit_test,
+# cli_end_to_end with the docs pages as written, cli_report with its
+# Chromium screenshot) against this -O2 build; the core suites ran in the
+# CMake stage and the Python suite against the pip install.
+# docs/development.md has the times.
 /usr/bin/python3 scripts/check_build_lists.py
 # --werror and -Dunity*: scripts/meson-ci.ini, the pip stage's settings (its
 # objects are reused only if the options match).
@@ -133,17 +187,15 @@ else
   meson setup build/ci-meson $meson_options > /dev/null
 fi
 meson compile -C build/ci-meson flopspack:shared_library flopspack:static_library \
-  flopspack:executable model_flops header_c_test header_cxx_test util_test
-meson test -C build/ci-meson --print-errorlogs --no-rebuild \
-  util_test header_c_test header_cxx_test exported_symbols build_lists
+  flopspack:executable model_flops header_c_test header_cxx_test util_test cli_unit_test
+# The two long suites first (meson test starts them in this order, one per
+# core): cli_report ~50 s, cli_end_to_end ~35 s of one core each.
+meson test -C build/ci-meson --print-errorlogs --no-rebuild --num-processes "$jobs" \
+  cli_report cli_end_to_end cli_unit_test util_test header_c_test header_cxx_test \
+  exported_symbols build_lists
 build/ci-meson/src/cli/flopspack --version
 build/ci-meson/src/cli/flopspack pack examples/data/example_lengths.txt --capacity 8192 > /dev/null
 build/ci-meson/examples/model_flops > /dev/null
-
-stage "downstream consumers"
-# Through the compiler cache: the add_subdirectory consumer's library is the
-# CMake stage's objects (CMake reads the launcher from the environment).
-CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache \
-  tests/consumers/run.sh "$root" "$root/build/ci-prefix" "$root/build/ci-consumers"
+join_background python_suite
 
 stage "all tests passed"

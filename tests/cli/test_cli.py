@@ -134,8 +134,8 @@ LENGTHS_COMMANDS = ["stats", "pack", "balance", "plan", "buckets", "simulate", "
 # resolves --model/--cost through the same code before its own work, so
 # the other five add no C++ path for the sanitizers, and each instrumented
 # launch costs ~0.2 CPU s (these two tests: 14.4 -> 6.2 CPU s). The
-# uninstrumented CMake stage runs all seven: there the per-command messages
-# are what is checked.
+# uninstrumented GCC build (CI's meson stage) runs all seven: there the
+# per-command messages are what is checked.
 SANITIZED = "FLOPSPACK_CHILD_ASAN_OPTIONS" in os.environ
 PER_COMMAND = [pytest.param(c, marks=pytest.mark.skipif(
     SANITIZED and c not in ("stats", "report"),

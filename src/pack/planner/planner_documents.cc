@@ -115,17 +115,21 @@ std::vector<int32_t> Unsorted(const std::vector<int32_t>& order,
 std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
                                    absl::Span<const double> costs,
                                    const DocumentPlanOptions& options, DocumentPlanStats* stats) {
-  const int32_t n = static_cast<int32_t>(lengths.size());
+  // Work on items renumbered by their position in LPT order, so every pass
+  // reads memory sequentially.
+  // Costs usually follow lengths, which are bounded by the cap: then a
+  // counting sort gives the same order (checked, not assumed).
+  return PlanSortedDocuments(CostDescendingItems(costs, lengths, options.cap), options, stats);
+}
+
+std::vector<int32_t> PlanSortedDocuments(SortedItems sorted, const DocumentPlanOptions& options,
+                                         DocumentPlanStats* stats) {
+  const int32_t n = static_cast<int32_t>(sorted.order.size());
   const int32_t num_ranks = static_cast<int32_t>(options.num_ranks);
   const int32_t m = static_cast<int32_t>(options.microbatches_per_rank);
   const int64_t cap = options.cap;
   const size_t microbatches = static_cast<size_t>(num_ranks) * m;
 
-  // Work on items renumbered by their position in LPT order, so every pass
-  // below reads memory sequentially.
-  // Costs usually follow lengths, which are bounded by the cap: then a
-  // counting sort gives the same order (checked, not assumed).
-  SortedItems sorted = CostDescendingItems(costs, lengths, cap);
   std::vector<int32_t> order = std::move(sorted.order);
   std::vector<int64_t> len = std::move(sorted.lengths);
   std::vector<double> cost = std::move(sorted.costs);

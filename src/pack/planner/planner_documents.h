@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "pack/primitives/cost_order.h"
 
 namespace flopspack::pack {
 
@@ -66,6 +67,14 @@ std::vector<int32_t> PlanDocuments(absl::Span<const int64_t> lengths,
                                    absl::Span<const double> costs,
                                    const DocumentPlanOptions& options,
                                    DocumentPlanStats* stats = nullptr);
+
+// The same plan from the items already in LPT order: `sorted` as
+// CostDescendingItems(costs, lengths, options.cap) returns it
+// (pack/primitives/cost_order.h), for a caller that plans items in that
+// order more than once (the slot planner's two plans of one step).
+// PlanDocuments is this after the sort.
+std::vector<int32_t> PlanSortedDocuments(SortedItems sorted, const DocumentPlanOptions& options,
+                                         DocumentPlanStats* stats = nullptr);
 
 }  // namespace flopspack::pack
 

@@ -1,18 +1,120 @@
 #include "pack/planner/slot_balance.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <utility>
 
 #include "pack/planner/planner_documents.h"
+#include "pack/primitives/cost_order.h"
 
 namespace flopspack::pack {
 namespace {
 
-// Below this many microbatches the banded rank-balanced plan is computed
-// too and kept when better (its cost, today's planner, is small there).
+// Below this many microbatches (and kTokenCandidateBelowMicrobatches per
+// rank) the banded token-balanced plan is computed too and kept when
+// better (its cost is small there). From 8 per rank on it never won on the
+// 216 decision steps (docs/planner.md, round mbspeed4) and cost a third of
+// this planner's instructions at 1,024 x 8.
 constexpr int64_t kCompareBelow = int64_t{1} << 14;
+
+// A double's bit pattern as an unsigned integer that orders as the values
+// do (finite values; -0.0 is read as 0.0, as the comparisons do).
+inline uint64_t Ordered(double x) {
+  const double c = x == 0 ? 0.0 : x;
+  uint64_t bits;
+  std::memcpy(&bits, &c, sizeof bits);
+  return (bits >> 63) != 0 ? ~bits : bits | (uint64_t{1} << 63);
+}
+
+// A sort key: (hi, lo) compared in that order.
+struct SortKey {
+  uint64_t hi;
+  uint32_t lo;
+};
+
+// Sorts v ascending by key(x), keys distinct (lo is an index), so the result
+// is the one order any sort gives. A stable LSD radix sort on 8-bit digits
+// (lo's four, then hi's eight; lo's skipped when the input is in lo order
+// already, as (cost, index) pairs built in index order are; histograms in
+// one sweep, a digit the same for every element skipped) from 256 elements
+// up: the comparison sorts of
+// (cost, microbatch) pairs were ~25% of the planner's mispredicted branches
+// at 1,024 x 4 (callgrind's model), the radix passes about as many
+// instructions and almost none. O(n) per pass, at most 12 passes.
+// Reference: Knuth, TAOCP vol. 3, 5.2.5.
+template <typename T, typename KeyOf>
+void SortByKey(std::vector<T>& v, KeyOf key_of) {
+  const size_t n = v.size();
+  if (n < 256) {
+    std::sort(v.begin(), v.end(), [&](const T& a, const T& b) {
+      const SortKey x = key_of(a), y = key_of(b);
+      return x.hi != y.hi ? x.hi < y.hi : x.lo < y.lo;
+    });
+    return;
+  }
+  // Little-endian: hi's bytes at 0-7, lo's at 8-11; digits from the least
+  // significant, lo's first.
+  struct Keyed {
+    uint64_t hi;
+    uint32_t lo;
+    uint32_t at;
+  };
+  static_assert(sizeof(Keyed) == 16);
+  static constexpr int kByte[12] = {8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7};
+  // Not zeroed: every element is written before it is read.
+  std::unique_ptr<Keyed[]> keys(new Keyed[n]), tmp(new Keyed[n]);
+  bool lo_sorted = true;  // lo ascending already (an index, in its order)
+  for (size_t i = 0; i < n; ++i) {
+    const SortKey k = key_of(v[i]);
+    keys[i] = {k.hi, k.lo, static_cast<uint32_t>(i)};
+    lo_sorted = lo_sorted && (i == 0 || keys[i - 1].lo < k.lo);
+  }
+  // Stable passes on hi alone then order by (hi, lo): lo's digits skipped.
+  const int from = lo_sorted ? 4 : 0;
+  uint32_t count[12][256];
+  std::memset(count[from], 0, sizeof(uint32_t) * 256 * (12 - from));
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char bytes[16];
+    std::memcpy(bytes, &keys[i], sizeof bytes);
+#pragma GCC unroll 12
+    for (int d = 4; d < 12; ++d) ++count[d][bytes[kByte[d]]];
+    if (!lo_sorted) {
+#pragma GCC unroll 4
+      for (int d = 0; d < 4; ++d) ++count[d][bytes[kByte[d]]];
+    }
+  }
+  for (int d = from; d < 12; ++d) {
+    uint32_t* start = count[d];
+    unsigned char first[16];
+    std::memcpy(first, &keys[0], sizeof first);
+    if (start[first[kByte[d]]] == n) continue;  // one digit: nothing to do
+    uint32_t sum = 0;
+    for (int b = 0; b < 256; ++b) {
+      const uint32_t here = start[b];
+      start[b] = sum;
+      sum += here;
+    }
+    const int at = kByte[d];
+    for (size_t i = 0; i < n; ++i) {
+      unsigned char bytes[16];
+      std::memcpy(bytes, &keys[i], sizeof bytes);
+      tmp[start[bytes[at]]++] = keys[i];
+    }
+    keys.swap(tmp);
+  }
+  std::vector<T> sorted;
+  sorted.reserve(n);
+  for (size_t i = 0; i < n; ++i) sorted.push_back(v[keys[i].at]);
+  v.swap(sorted);
+}
+
+// (cost, index) pairs: cost descending, ties by index ascending.
+constexpr auto HeaviestFirst = [](const std::pair<double, int32_t>& p) {
+  return SortKey{~Ordered(p.first), static_cast<uint32_t>(p.second)};
+};
 
 // An item of a microbatch with its cost and length, so that the searches
 // read one list, not the whole item arrays at random.
@@ -25,50 +127,88 @@ struct Item {
 // Every microbatch's items, in order, in one array: microbatch c's list is
 // a slab of its initial size plus 4; a push into a full slab moves the list
 // to the end of the array at twice the size, into room reserved up front
-// (moves are few: a list rarely outgrows its slab).
+// (moves are few: a list rarely outgrows its slab). A list's place, size
+// and room are one record (one cache line to read per push, not three), and
+// the array is not zeroed first (only the lists' items are ever read).
 class ItemLists {
  public:
   void Reset(const std::vector<int32_t>& count) {
     const size_t n = count.size();
-    begin_.assign(n, 0);
-    size_.assign(n, 0);
-    capacity_.assign(n, 0);
+    slabs_.resize(n);
     size_t end = 0;
     for (size_t c = 0; c < n; ++c) {
-      begin_[c] = end;
-      capacity_[c] = count[c] + 4;
-      end += capacity_[c];
+      slabs_[c] = {end, 0, static_cast<uint32_t>(count[c]) + 4};
+      end += slabs_[c].capacity;
     }
     // Room for lists that outgrow their slab: moving one must not
     // reallocate (and copy, and fault in) the whole array.
-    data_.reserve(end + end / 4 + 64);
-    data_.resize(end);
+    Allocate(end + end / 4 + 64, 0);
+    used_ = end;
+  }
+  // Reset, then every placed item (cell_of[i] >= 0) appended to its list
+  // in item order: the counting sort's scatter keeps its next positions in
+  // an array of 32-bit offsets (a quarter of the slabs' bytes: at 8,192 x
+  // 4, pushing through the slabs missed the cache on most items, 13% of
+  // the planner's time).
+  void Build(const std::vector<int32_t>& count, absl::Span<const int32_t> cell_of,
+             absl::Span<const double> costs, absl::Span<const int64_t> lengths) {
+    Reset(count);
+    if (used_ > std::numeric_limits<uint32_t>::max()) {
+      for (size_t i = 0; i < cell_of.size(); ++i) {
+        if (cell_of[i] >= 0) Push(cell_of[i], {costs[i], lengths[i], static_cast<int32_t>(i)});
+      }
+      return;
+    }
+    std::vector<uint32_t> next(slabs_.size());
+    for (size_t c = 0; c < slabs_.size(); ++c) next[c] = static_cast<uint32_t>(slabs_[c].begin);
+    for (size_t i = 0; i < cell_of.size(); ++i) {
+      const int32_t c = cell_of[i];
+      if (c >= 0) data_[next[c]++] = {costs[i], lengths[i], static_cast<int32_t>(i)};
+    }
+    for (size_t c = 0; c < slabs_.size(); ++c) slabs_[c].size = static_cast<uint32_t>(count[c]);
   }
   absl::Span<const Item> operator[](int32_t c) const {
-    return {data_.data() + begin_[c], size_[c]};
+    return {data_.get() + slabs_[c].begin, slabs_[c].size};
   }
   void Push(int32_t c, const Item& i) {
-    if (size_[c] == capacity_[c]) {
-      const size_t moved = data_.size();
-      data_.resize(moved + 2 * capacity_[c]);
-      std::copy_n(data_.begin() + begin_[c], size_[c], data_.begin() + moved);
-      begin_[c] = moved;
-      capacity_[c] *= 2;
+    Slab& s = slabs_[c];
+    if (s.size == s.capacity) {
+      const size_t moved = used_;
+      if (moved + 2 * s.capacity > allocated_) {
+        Allocate(std::max(2 * allocated_, moved + 2 * s.capacity), used_);
+      }
+      used_ += 2 * s.capacity;
+      std::copy_n(data_.get() + s.begin, s.size, data_.get() + moved);
+      s.begin = moved;
+      s.capacity *= 2;
     }
-    data_[begin_[c] + size_[c]++] = i;
+    data_[s.begin + s.size++] = i;
   }
+  void Prefetch(int32_t c) const { __builtin_prefetch(data_.get() + slabs_[c].begin); }
   // Removes `item` from c's list, keeping the others' order.
   void Erase(int32_t c, int32_t item) {
-    Item* first = data_.data() + begin_[c];
-    Item* last = first + size_[c];
+    Item* first = data_.get() + slabs_[c].begin;
+    Item* last = first + slabs_[c].size;
     Item* at = std::find_if(first, last, [item](const Item& i) { return i.item == item; });
     std::copy(at + 1, last, at);
-    --size_[c];
+    --slabs_[c].size;
   }
 
  private:
-  std::vector<Item> data_;
-  std::vector<size_t> begin_, size_, capacity_;
+  struct Slab {
+    size_t begin;
+    uint32_t size, capacity;
+  };
+  // An array of `capacity` items (uninitialized), keeping the first `keep`.
+  void Allocate(size_t capacity, size_t keep) {
+    std::unique_ptr<Item[]> grown(new Item[capacity]);
+    if (keep > 0) std::copy_n(data_.get(), keep, grown.get());
+    data_ = std::move(grown);
+    allocated_ = capacity;
+  }
+  std::unique_ptr<Item[]> data_;
+  size_t used_ = 0, allocated_ = 0;
+  std::vector<Slab> slabs_;
 };
 
 class SlotSearch {
@@ -96,13 +236,15 @@ class SlotSearch {
     for (int32_t c : cell_of) {
       if (c >= 0) ++count[c];
     }
-    items_.Reset(count);
-    for (size_t i = 0; i < cell_of.size(); ++i) {
-      const int32_t c = cell_of[i];
-      if (c < 0) continue;
-      items_.Push(c, {costs[i], lengths[i], static_cast<int32_t>(i)});
-      cost_[c] += costs[i];
-      tokens_[c] += lengths[i];
+    items_.Build(count, cell_of, costs, lengths);
+    // Each microbatch's cost and tokens from its list, read in memory order
+    // instead of two more scattered updates per item; the list is in item
+    // order, so the costs are added in the same order as item by item.
+    for (int64_t c = 0; c < r_ * m_; ++c) {
+      for (const Item& i : items_[static_cast<int32_t>(c)]) {
+        cost_[c] += i.cost;
+        tokens_[c] += i.length;
+      }
     }
   }
 
@@ -113,9 +255,7 @@ class SlotSearch {
     // cost_ was a cache miss per comparison.
     std::vector<std::pair<double, int32_t>> order(cells);
     for (int64_t c = 0; c < cells; ++c) order[c] = {cost_[c], static_cast<int32_t>(c)};
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
+    SortByKey(order, HeaviestFirst);
     std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
     light0_valid_ = false;
     // Each band's heaps start from its order, heaviest first (nearly a
@@ -163,21 +303,30 @@ class SlotSearch {
     std::vector<int32_t> where(n, -1);
     std::vector<double> rank_total(r_, 0.0);
     std::vector<int32_t> ranks(r_);
+    std::vector<int32_t> cell_to(r_ * m_);
     for (int64_t j = 0; j < m_; ++j) {
       std::iota(ranks.begin(), ranks.end(), 0);
-      std::sort(ranks.begin(), ranks.end(), [&](int32_t a, int32_t b) {
-        return rank_total[a] != rank_total[b] ? rank_total[a] < rank_total[b] : a < b;
+      SortByKey(ranks, [&](int32_t a) {
+        return SortKey{Ordered(rank_total[a]), static_cast<uint32_t>(a)};
       });
       // The slot's microbatches heaviest first, as (cost, microbatch)
       // descending.
       std::vector<Entry> slot(maxs_.begin() + j * r_, maxs_.begin() + (j + 1) * r_);
-      std::sort(slot.begin(), slot.end(),
-                [](const Entry& a, const Entry& b) { return Before(b, a); });
+      SortByKey(slot, [](const Entry& e) {
+        return SortKey{~Ordered(e.cost), ~static_cast<uint32_t>(e.c)};
+      });
       for (int64_t k = 0; k < r_; ++k) {
         const int32_t c = slot[k].c, rank = ranks[k];
         rank_total[rank] += cost_[c];
-        for (const Item& i : items_[c]) where[i.item] = static_cast<int32_t>(rank * m_ + j);
+        cell_to[c] = static_cast<int32_t>(rank * m_ + j);
       }
+    }
+    // The items, microbatch by microbatch in index order: the item lists
+    // read in the order they lie in memory (in slot order, as before, they
+    // were a cache miss per microbatch: a tenth of the slot planner's own
+    // time at 8,192 x 4).
+    for (int64_t c = 0; c < r_ * m_; ++c) {
+      for (const Item& i : items_[static_cast<int32_t>(c)]) where[i.item] = cell_to[c];
     }
     return where;
   }
@@ -204,11 +353,15 @@ class SlotSearch {
         if (slot_[c] != 0 && cost_[c] > level)
           donors.push_back({cost_[c], static_cast<int32_t>(c)});
       }
-      std::sort(donors.begin(), donors.end(), [](const auto& a, const auto& b) {
-        return a.first != b.first ? a.first > b.first : a.second < b.second;
-      });
+      SortByKey(donors, HeaviestFirst);
       bool progress = false;
-      for (const auto& donor : donors) progress = Give(donor.second, level, ceiling) || progress;
+      for (size_t k = 0; k < donors.size(); ++k) {
+        // The next donor's item list, a cache miss otherwise (the lists
+        // lie all over the item array, in microbatch order): fetched while
+        // this donor scans.
+        if (k + 1 < donors.size()) items_.Prefetch(donors[k + 1].second);
+        progress = Give(donors[k].second, level, ceiling) || progress;
+      }
       if (!progress) return;
     }
   }
@@ -255,13 +408,32 @@ class SlotSearch {
         if (x == h) continue;
         ++taken;
         const int64_t room_x = o_.cap - tokens_[x];
+        const int64_t room_h = o_.cap - tokens_[h];
+        const double cost_x = cost_[x];
         for (const Item& d : items_[h]) {
           if (d.length <= room_x) consider(x, limit, same, d, nullptr);
+          // The swaps of d with x's items: the four admissibility tests
+          // evaluated and combined without short-circuits, one branch
+          // instead of up to four (each failed unpredictably: 91 K of the
+          // planner's 404 K mispredicted branches at 1,024 x 4 in
+          // callgrind's model, 52 K after). The same tests as
+          // `consider` (delta > 0 is e.cost < d.cost for finite doubles),
+          // so the same choice.
           for (const Item& e : items_[x]) {
-            if (e.cost >= d.cost) continue;
+            const double delta = d.cost - e.cost;
             const int64_t shift = d.length - e.length;
-            if (shift > room_x || -shift > o_.cap - tokens_[h]) continue;
-            consider(x, limit, same, d, &e);
+            const bool fits =
+                (delta > 0) & (cost_x + delta <= limit) & (shift <= room_x) & (-shift <= room_h);
+            if (!fits) continue;
+            double after = std::max(ch - delta, second);
+            if (same) after = std::max(after, cost_x + delta);
+            const double gain = ch - after;
+            if (gain > best_gain) {
+              best_gain = gain;
+              best_x = x;
+              best_d = d.item;
+              best_e = e.item;
+            }
           }
         }
       }
@@ -389,8 +561,10 @@ class SlotSearch {
     // members sorted by cost (d - cost falls as cost rises; floating-point
     // subtraction is monotone). Short lists are counted without branches
     // (a binary search's mispredicted branches were the planner's hottest
-    // instructions at 1,024 x 4); the count of a partitioned predicate is
-    // its partition point.
+    // instructions at 1,024 x 4; one selecting by arithmetic instead, a
+    // chain of dependent loads, took 11% of the planner's time there
+    // against ~5% for the count, whose compares are independent); the
+    // count of a partitioned predicate is its partition point.
     size_t FirstWithin(double d, double room) const {
       if (costs.size() > 32) {
         return static_cast<size_t>(std::partition_point(costs.begin(), costs.end(),
@@ -458,7 +632,8 @@ class SlotSearch {
     int32_t c;
   };
   static bool Before(const Entry& a, const Entry& b) {
-    return a.cost < b.cost || (a.cost == b.cost && a.c < b.c);
+    // Without short-circuits: the heaps' sifts compared unpredictably.
+    return (a.cost < b.cost) | ((a.cost == b.cost) & (a.c < b.c));
   }
   // Whether a belongs above b: in the max-heap (kMax) the later in the
   // order, in the min-heap the earlier.
@@ -559,7 +734,7 @@ class SlotSearch {
 // total / R; and the costliest item's microbatch is some slot's maximum).
 // Then no plan is better by more than the tolerance.
 bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> costs,
-                     const SlotBalanceOptions& o) {
+                     const SlotBalanceOptions& o, double slot_max_sum) {
   double total = 0, costliest = 0;
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] < 0) return false;
@@ -567,8 +742,19 @@ bool WithinTolerance(absl::Span<const int32_t> where, absl::Span<const double> c
     costliest = std::max(costliest, costs[i]);
   }
   const double bound = std::max(total / static_cast<double>(o.num_ranks), costliest);
-  return SlotMaxSum(where, costs, o.num_ranks, o.microbatches_per_rank) <=
-         bound * (1 + o.tolerance);
+  return slot_max_sum <= bound * (1 + o.tolerance);
+}
+
+// Whether `sorted` (the cost order) is also the order of token counts:
+// lengths non-increasing, equal lengths by index. Then it is the order
+// CostDescendingItems gives for costs equal to the lengths (the
+// token-balanced plan's), exactly: one order satisfies both.
+bool IsLengthOrder(const SortedItems& sorted) {
+  for (size_t k = 1; k < sorted.order.size(); ++k) {
+    const int64_t a = sorted.lengths[k - 1], b = sorted.lengths[k];
+    if (a < b || (a == b && sorted.order[k - 1] > sorted.order[k])) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -588,13 +774,18 @@ double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> cost
   return sum;
 }
 
-std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
-                               const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
+namespace {
+
+// BandSlots, and the banded plan's SlotMaxSum in *slot_max_sum: the sum of
+// each band's heaviest microbatch, the same cell sums (the same items added
+// in the same order) and the same order of addition over the slots, so the
+// same number bit for bit without a second pass over the items.
+std::vector<int32_t> BandSlotsAndSum(absl::Span<const double> costs, const SlotBalanceOptions& o,
+                                     absl::Span<const int32_t> where, double* slot_max_sum) {
   // What SlotSearch's Band then Assign do, on the microbatch costs alone:
   // none of the search's per-microbatch item lists and per-slot heaps, which
   // cost more to build than the banding itself (this runs on every
   // candidate plan of a small step and in the fallbacks).
-  (void)lengths;
   const int64_t r = o.num_ranks, m = o.microbatches_per_rank, cells = r * m;
   std::vector<double> cost(cells, 0.0);
   for (size_t i = 0; i < where.size(); ++i) {
@@ -603,22 +794,27 @@ std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<con
   // Bands: heaviest first, ties to the lower microbatch index.
   std::vector<std::pair<double, int32_t>> order(cells);
   for (int64_t c = 0; c < cells; ++c) order[c] = {cost[c], static_cast<int32_t>(c)};
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
+  SortByKey(order, HeaviestFirst);
   // Each band, heaviest first (ties to the higher index, the order the
   // search's Assign gives), to the ranks lightest so far.
   std::vector<int32_t> cell_to(cells);
   std::vector<double> rank_total(r, 0.0);
   std::vector<int32_t> ranks(r);
+  double sum = 0;
   for (int64_t j = 0; j < m; ++j) {
+    if (r > 0) sum += std::max(0.0, order[j * r].first);  // as SlotMaxSum's max from 0
+    // The band is in (cost descending, index ascending) order already:
+    // reversing each run of equal costs gives the ties by index descending.
     const auto band = order.begin() + j * r;
-    std::sort(band, band + r, [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second > b.second;
-    });
+    for (int64_t k = 0; k < r;) {
+      int64_t e = k + 1;
+      while (e < r && band[e].first == band[k].first) ++e;
+      std::reverse(band + k, band + e);
+      k = e;
+    }
     std::iota(ranks.begin(), ranks.end(), 0);
-    std::sort(ranks.begin(), ranks.end(), [&](int32_t a, int32_t b) {
-      return rank_total[a] != rank_total[b] ? rank_total[a] < rank_total[b] : a < b;
+    SortByKey(ranks, [&](int32_t a) {
+      return SortKey{Ordered(rank_total[a]), static_cast<uint32_t>(a)};
     });
     for (int64_t k = 0; k < r; ++k) {
       const int32_t c = band[k].second, rank = ranks[k];
@@ -630,7 +826,17 @@ std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<con
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] >= 0) banded[i] = cell_to[where[i]];
   }
+  *slot_max_sum = sum;
   return banded;
+}
+
+}  // namespace
+
+std::vector<int32_t> BandSlots(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
+                               const SlotBalanceOptions& o, absl::Span<const int32_t> where) {
+  (void)lengths;
+  double sum;
+  return BandSlotsAndSum(costs, o, where, &sum);
 }
 
 std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
@@ -642,7 +848,18 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   pool.microbatches_per_rank = 1;
   pool.cap = o.cap;
   pool.tolerance = o.tolerance;
-  SlotSearch search(lengths, costs, o, PlanDocuments(lengths, costs, pool));
+  // Both plans of a small step visit the items in the same order when the
+  // cost order is the length order (every built-in cost model on
+  // documents): then the token-balanced plan reuses the pool plan's sort.
+  SortedItems sorted = CostDescendingItems(costs, lengths, o.cap);
+  const bool compare = o.search && r * m <= kCompareBelow && m < kTokenCandidateBelowMicrobatches;
+  SortedItems by_tokens;
+  if (compare && IsLengthOrder(sorted)) {
+    by_tokens.order = sorted.order;
+    by_tokens.lengths = sorted.lengths;
+    by_tokens.costs.assign(sorted.lengths.begin(), sorted.lengths.end());
+  }
+  SlotSearch search(lengths, costs, o, PlanSortedDocuments(std::move(sorted), pool));
   search.Band();
   if (o.search) {
     const int64_t budget = o.max_moves >= 0 ? o.max_moves : 2 * r * m + 1024;
@@ -653,7 +870,8 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   }
   if (stats != nullptr) stats->moves = search.moves();
   std::vector<int32_t> where = search.Assign(lengths.size());
-  if (o.search && r * m <= kCompareBelow && !WithinTolerance(where, costs, o)) {
+  const double where_sum = compare ? SlotMaxSum(where, costs, r, m) : 0.0;
+  if (compare && !WithinTolerance(where, costs, o, where_sum)) {
     // Small steps: the token-balanced LPT plan's microbatches, banded,
     // kept when it leaves no more items out and its slot maxima sum lower:
     // never worse than those microbatches in any slot order. The
@@ -673,12 +891,17 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     ranks.num_ranks = r;
     ranks.microbatches_per_rank = m;
     ranks.refine = false;
-    const std::vector<double> token_costs(lengths.begin(), lengths.end());
-    std::vector<int32_t> banded =
-        BandSlots(lengths, costs, o, PlanDocuments(lengths, token_costs, ranks));
+    std::vector<int32_t> token_plan;
+    if (!by_tokens.order.empty()) {
+      token_plan = PlanSortedDocuments(std::move(by_tokens), ranks);
+    } else {
+      const std::vector<double> token_costs(lengths.begin(), lengths.end());
+      token_plan = PlanDocuments(lengths, token_costs, ranks);
+    }
+    double banded_sum;
+    std::vector<int32_t> banded = BandSlotsAndSum(costs, o, token_plan, &banded_sum);
     if (unplaced(banded) < unplaced(where) ||
-        (unplaced(banded) == unplaced(where) &&
-         SlotMaxSum(banded, costs, r, m) < SlotMaxSum(where, costs, r, m))) {
+        (unplaced(banded) == unplaced(where) && banded_sum < where_sum)) {
       where = std::move(banded);
       if (stats != nullptr) stats->token_balanced = true;
     }

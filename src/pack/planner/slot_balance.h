@@ -21,11 +21,12 @@
 // second search.
 // Last, each band's microbatches go to ranks by LPT on the rank totals, so
 // the rank balance stays high too. On steps of at most 2^14 microbatches
-// the token-balanced LPT plan's microbatches (LPT on token counts, not
-// refined), banded, are computed too and kept when their slot maxima sum
-// lower
-// (there the extra planning is cheap); not when the plan is already within
-// `tolerance` of the lower bound max(total cost / R, costliest item).
+// and fewer than 8 per rank the token-balanced LPT plan's microbatches
+// (LPT on token counts, not refined), banded, are computed too and kept
+// when their slot maxima sum lower (there the extra planning is cheap);
+// not when the plan is already within `tolerance` of the lower bound
+// max(total cost / R, costliest item). From 8 microbatches per rank on it
+// never won (216 steps, docs/planner.md round mbspeed4), so it is skipped.
 //
 // Complexity: phase 1 as planner_documents.h with R M groups; phases 2-3
 // O(R M log(R M)) plus O(s (K M) u) per search step, s items in H, K
@@ -33,8 +34,9 @@
 // Guarantee: no microbatch exceeds the cap; every item is placed or
 // reported unplaced; phase 3 strictly lowers the objective (sum of slot
 // maxima, item costs additive) at each step, so it terminates; the bands
-// never raise it. On small steps, never worse than the token-balanced LPT
-// plan's microbatches banded (beyond the tolerance), placing no fewer items.
+// never raise it. On small steps with M < 8, never worse than the
+// token-balanced LPT plan's microbatches banded (beyond the tolerance),
+// placing no fewer items.
 // This file carries its own move/swap search over slot maxima; it should
 // move onto the unified refiner (pack/primitives/refine.h) once that takes
 // an objective over groups of groups.
@@ -51,6 +53,10 @@
 #include "absl/types/span.h"
 
 namespace flopspack::pack {
+
+// The token-balanced candidate (above) is planned only below this many
+// microbatches per rank.
+inline constexpr int64_t kTokenCandidateBelowMicrobatches = 8;
 
 struct SlotBalanceOptions {
   int64_t num_ranks = 1;
