@@ -789,7 +789,11 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
 
   // Microbatches as CSR over items, in item order: one pass over the items
   // scatters them to their microbatch, so everything after reads each
-  // microbatch from contiguous memory.
+  // microbatch from contiguous memory. The tokens are scattered straight
+  // into the plan's token array (microbatches in group order; each rank's
+  // are permuted to slot order in place when the plan is written, a rank's
+  // groups being one contiguous range in both orders): a first call then
+  // zeroes one placed-sized array fewer.
   const int64_t groups = r * m;
   std::vector<int64_t> start = util::PooledVector<int64_t>(groups + 1, 0);
   for (int32_t w : items.where) {
@@ -798,7 +802,7 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   for (int64_t g = 0; g < groups; ++g) start[g + 1] += start[g];
   const size_t placed = static_cast<size_t>(start[groups]);
   std::vector<int64_t> mb_doc = util::LargeVector<int64_t>(placed);
-  std::vector<int64_t> mb_tokens = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
   double largest_item = 0;
   {
     std::vector<int64_t> fill = util::PooledReserved<int64_t>(groups);
@@ -809,7 +813,7 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
       if (w < 0) continue;
       const int64_t at = fill[w]++;
       mb_doc[at] = items.doc[i];
-      mb_tokens[at] = items.tokens[i];
+      plan_tokens[at] = items.tokens[i];
       largest_item = std::max(largest_item, costs[i]);
     }
   }
@@ -817,10 +821,10 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   // The scratch goes back to the caller's vector pool, if any
   // (util/vector_pool.h), on every way out from here.
   util::GiveBackOnExit give_back(kept, items.doc, items.tokens, items.where, costs, start, mb_doc,
-                                 mb_tokens, mb_cost);
+                                 plan_tokens, mb_cost);
   std::vector<int64_t> no_offsets;  // the cost of a chunk does not depend on where its piece starts
   for (int64_t g = 0; g < groups; ++g) {
-    const auto mb = absl::MakeConstSpan(mb_tokens).subspan(start[g], start[g + 1] - start[g]);
+    const auto mb = absl::MakeConstSpan(plan_tokens).subspan(start[g], start[g + 1] - start[g]);
     if (cp > 1) {
       CpShard shard;
       shard.context_parallel_size = cp;
@@ -840,7 +844,7 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
       // The extra costs of the microbatch's items, in item order; under CP
       // each CP rank runs its share.
       double sum = 0;
-      for (int64_t p = start[g]; p < start[g + 1]; ++p) sum += extra.Of(mb_doc[p], mb_tokens[p]);
+      for (int64_t p = start[g]; p < start[g + 1]; ++p) sum += extra.Of(mb_doc[p], plan_tokens[p]);
       mb_cost[g] += cp > 1 ? sum / static_cast<double>(cp) : sum;
       if (!std::isfinite(mb_cost[g])) {
         return absl::OutOfRangeError(absl::StrFormat(
@@ -861,7 +865,6 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   std::vector<int64_t> slot_of = util::PooledVector<int64_t>(groups);
   std::vector<int64_t> computed = util::PooledVector<int64_t>(groups);
   std::vector<int64_t> plan_items = util::LargeVector<int64_t>(placed);
-  std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
   std::vector<double> plan_costs = util::PooledVector<double>(groups);
   size_t at = 0;
   // Under MICROBATCH the planner chose the slots: the order permutes whole
@@ -888,7 +891,17 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     }
     rank_perms = OrderReplicasForPipeline(mb_cost, r, m, o.pipeline_stages, rank_perms);
   }
+  // A rank's tokens in group order while they are rewritten in slot order.
+  int64_t widest_rank = 0;
   for (int64_t rank = 0; rank < r; ++rank) {
+    widest_rank = std::max(widest_rank, start[(rank + 1) * m] - start[rank * m]);
+  }
+  std::vector<int64_t> rank_tokens = util::PooledVector<int64_t>(widest_rank);
+  util::GiveBackOnExit give_back_rank_tokens(rank_tokens);
+  for (int64_t rank = 0; rank < r; ++rank) {
+    const int64_t rank_start = start[rank * m];
+    std::copy(plan_tokens.begin() + rank_start, plan_tokens.begin() + start[(rank + 1) * m],
+              rank_tokens.begin());
     std::vector<int32_t> perm;
     if (SlotBalanced(o)) {
       perm = slot_perm;
@@ -903,7 +916,7 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
       int64_t real = 0;
       for (int64_t p = start[g]; p < start[g + 1]; ++p) {
         plan_items[at] = id_of(mb_doc[p]);
-        plan_tokens[at] = mb_tokens[p];
+        plan_tokens[at] = rank_tokens[p - rank_start];
         real += plan_tokens[at++];
       }
       offsets[position + 1] = static_cast<int64_t>(at);
