@@ -105,7 +105,7 @@ TEST(HugePagesTest, PoolReservesMidSizedAndRoomVectors) {
 }
 
 // The pool's new large vectors are rounded to whole huge pages, served
-// again to any request they hold, bounded by the pool's budget; without
+// again to a request they hold that is not far smaller, bounded by the pool's budget; without
 // huge pages (the fallback) a new vector has no storage, as before.
 TEST(HugePagesTest, PoolRoundsReusesAndBoundsLargeVectors) {
   const size_t n = kHugePageMinBytes / sizeof(int64_t) + 3;
@@ -124,7 +124,16 @@ TEST(HugePagesTest, PoolRoundsReusesAndBoundsLargeVectors) {
   pool.Give(b);
   EXPECT_EQ(pool.Take<int64_t>(rounded + 1).capacity(),
             HugePageCapacity((rounded + 1) * sizeof(int64_t)) / sizeof(int64_t));
-  EXPECT_EQ(pool.Take<int64_t>(10).data(), storage);  // small requests reuse it too
+  // A request far smaller than the kept block (more than twice what a new
+  // vector for it would get) takes a new vector and leaves the block for a
+  // request that needs it; one needing half of it reuses it.
+  EXPECT_EQ(pool.Take<int64_t>(10).capacity(), 0u);
+  EXPECT_EQ(pool.Take<int64_t>(kPopulateMinBytes / sizeof(int64_t)).capacity(),
+            kPopulateMinBytes / sizeof(int64_t));
+  EXPECT_EQ(pool.bytes(), rounded * sizeof(int64_t));
+  EXPECT_EQ(VectorPool::MostReusedCapacity(10, sizeof(int64_t)), kPopulateMinBytes / 8);
+  EXPECT_EQ(VectorPool::MostReusedCapacity(SIZE_MAX / 4, 4), SIZE_MAX);
+  EXPECT_EQ(pool.Take<int64_t>(rounded / 2 + 1).data(), storage);
   EXPECT_EQ(pool.bytes(), 0u);
   EXPECT_EQ(pool.Take<int32_t>(10).capacity(), 0u);  // small and new: no storage yet
 

@@ -5,7 +5,8 @@
 //
 // What: while a UseVectorPool scope is active on a thread, PooledVector /
 // LargeVector (large_buffer.h) take a vector from that pool (the one with
-// the smallest capacity that holds the request, else a new one: from
+// the smallest capacity that holds the request, if it is at most about
+// twice what the request needs, else a new one: from
 // 512 KB on, rounded to whole 2 MB pages and backed by transparent huge
 // pages before its first write, huge_pages.h, so that a first call faults
 // a few 2 MB pages instead of thousands of 4 KB ones; from 64 KB, faulted
@@ -79,9 +80,10 @@ class VectorPool {
     {
       std::lock_guard<std::mutex> lock(mu_);
       std::vector<std::vector<T>>& list = List<T>();
+      const size_t most = MostReusedCapacity(n, sizeof(T));
       size_t best = list.size();
       for (size_t i = 0; i < list.size(); ++i) {
-        if (list[i].capacity() >= n &&
+        if (list[i].capacity() >= n && list[i].capacity() <= most &&
             (best == list.size() || list[i].capacity() < list[best].capacity())) {
           best = i;
         }
@@ -111,6 +113,19 @@ class VectorPool {
       PopulatePages(out.data(), bytes);
     }
     return out;
+  }
+
+  // The largest kept capacity (in elements of `size` bytes) a Take of n
+  // reuses: twice what a new vector for n would get, rounded (at least
+  // kPopulateMinBytes). A smaller request takes a new vector instead, so
+  // that a 64 KB scratch array does not take the 2 MB block a later large
+  // request of the same call would then have to allocate fresh (the step
+  // planner's first call zeroed ~1.5 MB more for it); its warm calls take
+  // the same blocks as before, each request finding the one it got then.
+  static size_t MostReusedCapacity(size_t n, size_t size) {
+    if (n > SIZE_MAX / size / 4) return SIZE_MAX;
+    const size_t bytes = 2 * HugePageCapacity(n * size);
+    return (bytes < kPopulateMinBytes ? kPopulateMinBytes : bytes) / size;
   }
 
   // Keeps v's storage for a later Take (v is left empty). Noexcept: the
