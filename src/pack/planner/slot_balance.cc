@@ -369,7 +369,8 @@ class SlotSearch {
       // (docs/planner.md, round mbspeed5).
       const int64_t stop_after = std::max<int64_t>(kFlowStopAfter, r_ / 4);
       int64_t idle = 0;
-      for (size_t k = 0; k < donors.size() && idle < stop_after; ++k) {
+      size_t k = 0;
+      for (; k < donors.size() && idle < stop_after; ++k) {
         // The next donor's item list, a cache miss otherwise (the lists
         // lie all over the item array, in microbatch order): fetched while
         // this donor scans.
@@ -378,11 +379,13 @@ class SlotSearch {
         idle = gave ? 0 : idle + 1;
         progress = gave || progress;
       }
+      if (k < donors.size()) flow_stopped_ = true;
       if (!progress) return;
     }
   }
 
   int64_t moves() const { return moves_; }
+  bool flow_stopped() const { return flow_stopped_; }
 
  private:
   // One step for slot j: the move or swap that most lowers its heaviest
@@ -741,6 +744,7 @@ class SlotSearch {
   std::vector<int64_t> version_;  // per microbatch, bumped when its items change
   std::vector<Partner> partners_ = std::vector<Partner>(16);
   int64_t moves_ = 0;
+  bool flow_stopped_ = false;
 };
 
 // Whether a plan that places every item is within the tolerance of the
@@ -884,7 +888,10 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     search.Band();
     search.Search(3 * budget);
   }
-  if (stats != nullptr) stats->moves = search.moves();
+  if (stats != nullptr) {
+    stats->moves = search.moves();
+    stats->flow_stopped = search.flow_stopped();
+  }
   std::vector<int32_t> where = search.Assign(lengths.size());
   const double where_sum = compare ? SlotMaxSum(where, costs, r, m) : 0.0;
   if (compare && !WithinTolerance(where, costs, o, where_sum)) {
