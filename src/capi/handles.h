@@ -2,6 +2,7 @@
 #ifndef FLOPSPACK_CAPI_HANDLES_H_
 #define FLOPSPACK_CAPI_HANDLES_H_
 
+#include <cstddef>
 #include <memory>
 #include <utility>
 
@@ -28,5 +29,29 @@ struct flopspack_plan {
   flopspack::pack::Plan plan;
   std::shared_ptr<flopspack::util::VectorPool> pool;
 };
+
+namespace flopspack::capi {
+
+// The step context of the plain calls (flopspack_plan_step,
+// flopspack_plan_step_with_extra_costs and flopspack_pack's working
+// arrays): one per thread, made on the thread's first call and freed when
+// the thread exits, so a thread that plans step after step (or packs batch
+// after batch) reuses memory it already faulted in, as a caller's own
+// flopspack_step_context does. Its plans hold the pool too (a plan may
+// be destroyed on another thread, after this one exited: the pool then
+// lives until its last plan is gone). Bounded: calls of up to
+// kThreadContextMaxDocuments documents use it, larger ones allocate and
+// free as before; it keeps at most kThreadContextMaxBytes.
+inline constexpr size_t kThreadContextMaxDocuments = size_t{1} << 21;
+inline constexpr size_t kThreadContextMaxBytes = size_t{512} << 20;
+
+inline std::shared_ptr<util::VectorPool> ThreadContextPool(size_t documents) {
+  if (documents > kThreadContextMaxDocuments) return nullptr;
+  thread_local const std::shared_ptr<util::VectorPool> pool =
+      std::make_shared<util::VectorPool>(kThreadContextMaxBytes);
+  return pool;
+}
+
+}  // namespace flopspack::capi
 
 #endif  // FLOPSPACK_CAPI_HANDLES_H_

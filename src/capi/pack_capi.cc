@@ -1,5 +1,8 @@
 // extern "C" entry points for packing and balancing: validate pointers and
 // options, call the core in src/pack/, map the status.
+#include <memory>
+#include <utility>
+
 #include "capi/capi_util.h"
 #include "capi/handles.h"
 #include "pack/balance/balance.h"
@@ -83,8 +86,18 @@ flopspack_status flopspack_pack_with_extra_costs(const flopspack_pack_options* o
     core.cost_model = o.cost_model != nullptr ? o.cost_model->model.get() : nullptr;
     const absl::Span<const double> extra =
         extra_costs != nullptr ? absl::MakeConstSpan(extra_costs, n) : absl::Span<const double>();
-    return Emit(flopspack::pack::PackWithExtraCosts(absl::MakeConstSpan(lengths, n), extra, core),
-                out);
+    // The plan's arrays come from the thread's vector pool (handles.h) and
+    // go back to it when the plan is destroyed, so a thread's later calls
+    // reuse memory already faulted in.
+    std::shared_ptr<flopspack::util::VectorPool> pool = flopspack::capi::ThreadContextPool(n);
+    flopspack::util::UseVectorPool use(pool.get());
+    absl::StatusOr<flopspack::pack::Plan> plan =
+        flopspack::pack::PackWithExtraCosts(absl::MakeConstSpan(lengths, n), extra, core);
+    if (!plan.ok()) return FromStatus(plan.status());
+    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
+    handle->pool = std::move(pool);
+    *out = handle.release();
+    return FLOPSPACK_OK;
   });
 }
 

@@ -34,25 +34,6 @@ struct flopspack_step_context {
 
 namespace {
 
-// The step context of the plain calls (flopspack_plan_step and
-// flopspack_plan_step_with_extra_costs): one per thread, made on the
-// thread's first call and freed when the thread exits, so a thread that
-// plans step after step reuses memory it already faulted in, as a caller's
-// own flopspack_step_context does. Its plans hold the pool too (a plan may
-// be destroyed on another thread, after this one exited: the pool then
-// lives until its last plan is gone). Bounded: steps of up to
-// kThreadContextMaxDocuments documents use it, larger ones allocate and
-// free as before; it keeps at most kThreadContextMaxBytes.
-constexpr size_t kThreadContextMaxDocuments = size_t{1} << 21;
-constexpr size_t kThreadContextMaxBytes = size_t{512} << 20;
-
-std::shared_ptr<flopspack::util::VectorPool> ThreadContextPool(size_t documents) {
-  if (documents > kThreadContextMaxDocuments) return nullptr;
-  thread_local const std::shared_ptr<flopspack::util::VectorPool> pool =
-      std::make_shared<flopspack::util::VectorPool>(kThreadContextMaxBytes);
-  return pool;
-}
-
 // Plans the step with its working storage taken from `pool` (null: the
 // allocator's) and hands the plan out holding the pool, so that destroying
 // it gives its arrays back: the one body of the plain, extra-cost and
@@ -269,8 +250,8 @@ flopspack_status flopspack_plan_step_with_extra_costs(const flopspack_step_optio
     if (flopspack_status s = ReadStepOptions(options, &o)) return s;
     const absl::Span<const double> extra =
         extra_costs == nullptr ? absl::Span<const double>() : absl::MakeConstSpan(extra_costs, n);
-    return PlanStepInPool(ThreadContextPool(n), o, model, absl::MakeConstSpan(lengths, n), extra,
-                          out);
+    return PlanStepInPool(flopspack::capi::ThreadContextPool(n), o, model,
+                          absl::MakeConstSpan(lengths, n), extra, out);
   });
 }
 

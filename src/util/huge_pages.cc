@@ -53,11 +53,32 @@ void AdviseHugePages(void* data, size_t bytes) {
 #endif
 }
 
-bool BackWithHugePages(void* data, size_t bytes) {
+void PopulatePages(void* data, size_t bytes) {
 #if defined(__linux__)
-  if (bytes < kHugePageMinBytes || !HugePagesAllowed()) return true;
-    // Linux's values; older headers may not define them (the kernel then
-    // answers EINVAL, ignored like every other failure).
+#if defined(MADV_POPULATE_WRITE)
+  constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+  constexpr int kPopulateWrite = 23;
+#endif
+  if (bytes < kPopulateMinBytes) return;
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kPage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, kPopulateWrite);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+#if defined(__linux__)
+namespace {
+
+// Makes the 2 MB region at `region` one huge page, faulting in the page
+// holding max(region, begin) (the buffer's first page there) first.
+void CollapseRegion(uintptr_t region, uintptr_t begin) {
+  // Linux's values; older headers may not define them (the kernel then
+  // answers EINVAL, ignored like every other failure).
 #if defined(MADV_POPULATE_WRITE)
   constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
 #else
@@ -68,27 +89,46 @@ bool BackWithHugePages(void* data, size_t bytes) {
 #else
   constexpr int kCollapse = 25;
 #endif
-  constexpr uintptr_t kHuge = kHugePageBytes;
   constexpr uintptr_t kPage = 4096;
+  // A collapse needs one present, writable page in the region: fault in
+  // the buffer's first page there (MADV_POPULATE_WRITE: as if written,
+  // but nothing is written), then collapse the region into a 2 MB page.
+  // No MADV_HUGEPAGE: it would give the range its own mapping, and the
+  // heap's later brk extensions could then not merge with it, leaving
+  // regions that straddle two mappings, which cannot be collapsed.
+  const uintptr_t page = (region < begin ? begin : region) & ~(kPage - 1);
+  madvise(reinterpret_cast<void*>(page), kPage, kPopulateWrite);
+  madvise(reinterpret_cast<void*>(region), kHugePageBytes, kCollapse);
+}
+
+}  // namespace
+#endif
+
+bool BackWithHugePages(void* data, size_t bytes) {
+#if defined(__linux__)
+  if (bytes < kHugePageMinBytes || !HugePagesAllowed()) return true;
+  constexpr uintptr_t kHuge = kHugePageBytes;
   const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
   const uintptr_t first = begin & ~(kHuge - 1);
   const uintptr_t end = (begin + bytes + kHuge - 1) & ~(kHuge - 1);
-  for (uintptr_t region = first; region < end; region += kHuge) {
-    // A collapse needs one present, writable page in the region: fault in
-    // the buffer's first page there (MADV_POPULATE_WRITE: as if written,
-    // but nothing is written), then collapse the region into a 2 MB page.
-    // No MADV_HUGEPAGE: it would give the range its own mapping, and the
-    // heap's later brk extensions could then not merge with it, leaving
-    // regions that straddle two mappings, which cannot be collapsed.
-    const uintptr_t page = (region < begin ? begin : region) & ~(kPage - 1);
-    madvise(reinterpret_cast<void*>(page), kPage, kPopulateWrite);
-    madvise(reinterpret_cast<void*>(region), kHuge, kCollapse);
-  }
+  for (uintptr_t region = first; region < end; region += kHuge) CollapseRegion(region, begin);
   return true;
 #else
   (void)data;
   (void)bytes;
   return false;
+#endif
+}
+
+void BackLeadingHugePage(void* data, size_t bytes) {
+#if defined(__linux__)
+  if (bytes < kHugePageMinBytes || !HugePagesAllowed()) return;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  CollapseRegion(begin & ~(uintptr_t{kHugePageBytes} - 1), begin);
+  AdviseHugePages(data, bytes);
+#else
+  (void)data;
+  (void)bytes;
 #endif
 }
 

@@ -43,6 +43,12 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 // here), more than zeroing one 2 MB page.
 inline constexpr size_t kHugePageMinBytes = size_t{512} << 10;
 
+// Fresh buffers from this size up to kHugePageMinBytes are faulted in by
+// one MADV_POPULATE_WRITE call before their first write (PopulatePages):
+// here that costs about 55% of taking each 4 KB page's fault in turn
+// (768 pages: 5.8-6.1 ms against 10.1-11.3 ms).
+inline constexpr size_t kPopulateMinBytes = size_t{64} << 10;
+
 // What an allocator puts before a large block, at most (glibc: 16 bytes;
 // a replaced operator new may add its own): the rounded size leaves a
 // page for it.
@@ -64,6 +70,22 @@ void AdviseHugePages(void* data, size_t bytes);
 // the platform offers huge pages at all (false: compiled out, nothing
 // done). Never fails: the calls are hints.
 bool BackWithHugePages(void* data, size_t bytes);
+
+// For room written from its start and mostly left unused (an arena grown
+// as it goes): backs only the 2 MB region holding data's first byte as
+// BackWithHugePages does (that region holds the allocator's header, a
+// present page, so it could not fault as a huge page later) and advises
+// the rest (AdviseHugePages), whose 2 MB pages then fault in as they are
+// first written. Nothing below kHugePageMinBytes, where THP is "never", or
+// off Linux.
+void BackLeadingHugePage(void* data, size_t bytes);
+
+// Faults in the 4 KB pages wholly inside [data, data + bytes) with one
+// MADV_POPULATE_WRITE (Linux 5.14+; nothing is written, the pages read as
+// before), for a fresh buffer about to be filled. A hint: nothing for
+// buffers below kPopulateMinBytes or off Linux, and a failure (an older
+// kernel) leaves the pages to fault one by one as before.
+void PopulatePages(void* data, size_t bytes);
 
 }  // namespace flopspack::util
 

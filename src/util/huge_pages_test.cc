@@ -49,6 +49,61 @@ TEST(HugePagesTest, BackingKeepsContents) {
   EXPECT_EQ(small[3], 4);
 }
 
+// The other hints keep contents too: the leading huge page of a buffer
+// (written before and after), and populating a buffer's 4 KB pages.
+TEST(HugePagesTest, LeadingPageAndPopulateKeepContents) {
+  std::vector<int64_t> held(size_t{3} << 18);  // 6 MB, written before
+  for (size_t i = 0; i < held.size(); ++i) held[i] = static_cast<int64_t>(i * 5 + 2);
+  BackLeadingHugePage(held.data(), held.size() * sizeof(int64_t));
+  for (size_t i = 0; i < held.size(); ++i) ASSERT_EQ(held[i], static_cast<int64_t>(i * 5 + 2));
+  std::vector<uint64_t> room;
+  room.reserve(size_t{1} << 20);  // 8 MB, written in part after
+  BackLeadingHugePage(room.data(), room.capacity() * sizeof(uint64_t));
+  room.assign(size_t{3} << 17, 11);
+  for (uint64_t v : room) ASSERT_EQ(v, 11u);
+
+  std::vector<int32_t> small(kPopulateMinBytes / sizeof(int32_t) * 2, 4);  // 128 KB
+  PopulatePages(small.data(), small.size() * sizeof(int32_t));
+  for (int32_t v : small) ASSERT_EQ(v, 4);
+  std::vector<double> fresh;
+  fresh.reserve(kPopulateMinBytes / sizeof(double) + 100);
+  PopulatePages(fresh.data(), fresh.capacity() * sizeof(double));
+  fresh.assign(fresh.capacity(), 0.5);
+  for (double v : fresh) ASSERT_EQ(v, 0.5);
+}
+
+// The pool's new vectors from kPopulateMinBytes to kHugePageMinBytes are
+// reserved to exactly their request (faulted in, not rounded); room taken
+// for writing in part is rounded as a filled vector is, and served again
+// to either kind of request.
+TEST(HugePagesTest, PoolReservesMidSizedAndRoomVectors) {
+  VectorPool pool;
+  const size_t mid = kPopulateMinBytes / sizeof(int64_t) + 1;
+  std::vector<int64_t> a = pool.Take<int64_t>(mid);
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(a.capacity(), mid);
+  EXPECT_EQ(pool.Take<int64_t>(mid - 2).capacity(), 0u);  // below: no storage yet
+
+  const size_t large = kHugePageMinBytes / sizeof(uint64_t) * 5;
+  std::vector<uint64_t> room = pool.Take<uint64_t>(large, VectorPool::Fresh::kOnWrite);
+  EXPECT_EQ(room.capacity(), HugePageCapacity(large * sizeof(uint64_t)) / sizeof(uint64_t));
+  room.assign(large / 3, 8);
+  const uint64_t* storage = room.data();
+  pool.Give(room);
+  std::vector<uint64_t> again = pool.Take<uint64_t>(large);
+  EXPECT_EQ(again.data(), storage);
+  again.assign(large, 1);
+  pool.Give(again);
+
+  UseVectorPool use(&pool);
+  std::vector<uint64_t> via = PooledRoom<uint64_t>(large);
+  EXPECT_EQ(via.data(), storage);
+  EXPECT_TRUE(via.empty());
+  EXPECT_GE(via.capacity(), large);
+  pool.Give(via);
+  EXPECT_EQ(PooledRoom<int32_t>(10).capacity(), 10u);  // small: room as asked
+}
+
 // The pool's new large vectors are rounded to whole huge pages, served
 // again to any request they hold, bounded by the pool's budget; without
 // huge pages (the fallback) a new vector has no storage, as before.

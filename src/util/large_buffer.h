@@ -21,24 +21,32 @@
 namespace flopspack::util {
 
 // v.resize(n) with value-initialised elements, advised before they are
-// written. (Not rounded and collapsed as a pool's new vectors are: without
-// a pool, a call allocates these again each time, often over memory the
-// allocator already has resident, which a collapse would copy.)
+// written. When a vector pool is active on the thread (vector_pool.h) and
+// v has no storage yet, the storage comes from the pool (rounded and backed
+// by huge pages when new); the caller then gives it back (Recycle), or it
+// is freed as any vector. (Without a pool not rounded and collapsed: a
+// call allocates these again each time, often over memory the allocator
+// already has resident, which a collapse would copy.)
 template <typename T>
 void ResizeLarge(std::vector<T>& v, size_t n) {
   if (n > v.capacity()) {
-    v.reserve(n);
-    AdviseHugePages(v.data(), n * sizeof(T));
+    VectorPool* pool = current_vector_pool;
+    if (pool != nullptr && v.capacity() == 0) {
+      v = pool->Take<T>(n);
+      v.reserve(n);
+    } else {
+      v.reserve(n);
+      AdviseHugePages(v.data(), n * sizeof(T));
+    }
   }
   v.resize(n);
 }
 
 // A value-initialised vector of n, advised; its storage from the thread's
-// vector pool when one is active (vector_pool.h).
+// vector pool when one is active.
 template <typename T>
 std::vector<T> LargeVector(size_t n) {
   std::vector<T> v;
-  if (VectorPool* pool = current_vector_pool) v = pool->Take<T>(n);
   ResizeLarge(v, n);
   return v;
 }

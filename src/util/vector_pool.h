@@ -8,7 +8,9 @@
 // the smallest capacity that holds the request, else a new one: from
 // 512 KB on, rounded to whole 2 MB pages and backed by transparent huge
 // pages before its first write, huge_pages.h, so that a first call faults
-// a few 2 MB pages instead of thousands of 4 KB ones) and
+// a few 2 MB pages instead of thousands of 4 KB ones; from 64 KB, faulted
+// in by one system call; room filled only in part, PooledRoom, is left to
+// fault as it is written) and
 // Recycle / GiveBackOnExit return it. With no pool active they are plain
 // std::vector construction and destruction, so code written this way
 // behaves exactly as before for every caller that does not opt in.
@@ -55,12 +57,25 @@ class VectorPool {
   VectorPool(const VectorPool&) = delete;
   VectorPool& operator=(const VectorPool&) = delete;
 
+  // How a new vector's pages are prepared (a hint: contents never depend
+  // on it). kFilled: the caller writes all n elements now, so the pages
+  // are faulted in before (huge pages from kHugePageMinBytes, one
+  // MADV_POPULATE_WRITE call from kPopulateMinBytes). kOnWrite: room the
+  // caller fills from its start and only in part (an arena grown as it
+  // goes), so only its first 2 MB page is made now and the rest faults in
+  // as 2 MB pages as it is written (BackLeadingHugePage); backing the
+  // whole reservation would make the first call zero memory it never
+  // uses.
+  enum class Fresh { kFilled, kOnWrite };
+
   // An empty vector with capacity >= n: the pool's smallest that holds n
   // when it has one, else a new one, which for n * sizeof(T) >=
-  // kHugePageMinBytes is reserved to HugePageCapacity and backed by huge
-  // pages (when the pool uses them), and otherwise has no storage yet.
+  // kHugePageMinBytes is reserved to HugePageCapacity and (kFilled) backed
+  // by huge pages, from kPopulateMinBytes (kFilled) is reserved to n and
+  // faulted in, and otherwise has no storage yet (when the pool uses huge
+  // pages; else a new vector has no storage yet).
   template <typename T>
-  std::vector<T> Take(size_t n) {
+  std::vector<T> Take(size_t n, Fresh fresh = Fresh::kFilled) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       std::vector<std::vector<T>>& list = List<T>();
@@ -82,10 +97,18 @@ class VectorPool {
     }
     // A new vector, allocated outside the lock.
     std::vector<T> out;
-    if (huge_pages_ && n <= out.max_size() && n * sizeof(T) >= kHugePageMinBytes) {
-      const size_t capacity = HugePageCapacity(n * sizeof(T)) / sizeof(T);
-      out.reserve(capacity);
-      BackWithHugePages(out.data(), out.capacity() * sizeof(T));
+    if (!huge_pages_ || n > out.max_size()) return out;
+    const size_t bytes = n * sizeof(T);
+    if (bytes >= kHugePageMinBytes) {
+      out.reserve(HugePageCapacity(bytes) / sizeof(T));
+      if (fresh == Fresh::kFilled) {
+        BackWithHugePages(out.data(), out.capacity() * sizeof(T));
+      } else {
+        BackLeadingHugePage(out.data(), out.capacity() * sizeof(T));
+      }
+    } else if (bytes >= kPopulateMinBytes && fresh == Fresh::kFilled) {
+      out.reserve(n);
+      PopulatePages(out.data(), bytes);
     }
     return out;
   }
@@ -185,6 +208,18 @@ template <typename T>
 std::vector<T> PooledReserved(size_t n) {
   VectorPool* pool = current_vector_pool;
   std::vector<T> v = pool == nullptr ? std::vector<T>() : pool->Take<T>(n);
+  v.reserve(n);
+  return v;
+}
+
+// An empty vector with room for n whose fresh pages fault only as they
+// are written (VectorPool::Fresh::kOnWrite): for room a call fills only in
+// part. Its storage from the thread's pool if any.
+template <typename T>
+std::vector<T> PooledRoom(size_t n) {
+  VectorPool* pool = current_vector_pool;
+  std::vector<T> v =
+      pool == nullptr ? std::vector<T>() : pool->Take<T>(n, VectorPool::Fresh::kOnWrite);
   v.reserve(n);
   return v;
 }

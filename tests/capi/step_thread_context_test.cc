@@ -198,4 +198,48 @@ TEST(StepThreadContextTest, TwoThreadsPlanConcurrently) {
   flopspack_cost_model_destroy(model);
 }
 
+// flopspack_pack takes its plan's arrays from the same per-thread context:
+// packs on this thread (between steps, some of both kinds of plans still
+// alive) equal a fresh thread's, for every algorithm and overflow policy,
+// with and without extra costs, errors included.
+TEST(StepThreadContextTest, PackSharesTheThreadContext) {
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
+  std::vector<flopspack_plan*> alive;
+  int packed = 0;
+  for (uint64_t seed = 1; seed <= 32; ++seed) {
+    const TcStep s = TcRandomStep(seed);
+    flopspack_plan* step = nullptr;
+    if (TcPlan(s, model, &step) == FLOPSPACK_OK) alive.push_back(step);
+    flopspack_pack_options o;
+    flopspack_pack_options_init(&o);
+    o.capacity = s.options.max_tokens_per_microbatch;
+    o.algorithm = static_cast<decltype(o.algorithm)>(seed % 4);
+    o.overflow = static_cast<decltype(o.overflow)>(seed / 4 % 3);
+    o.seed = seed;
+    o.cost_model = seed % 3 == 0 ? model : nullptr;
+    const double* extra = s.extra.empty() ? nullptr : s.extra.data();
+    auto pack = [&](flopspack_plan** out) {
+      return flopspack_pack_with_extra_costs(&o, s.lengths.data(), extra, s.lengths.size(), out);
+    };
+    flopspack_plan* fresh = nullptr;
+    flopspack_status status = FLOPSPACK_OK;
+    std::thread t([&] { status = pack(&fresh); });
+    t.join();
+    flopspack_plan* here = nullptr;
+    ASSERT_EQ(pack(&here), status) << "seed " << seed;
+    if (status != FLOPSPACK_OK) continue;
+    ++packed;
+    flopspack_test::ExpectSamePlan(fresh, here);
+    flopspack_plan_destroy(fresh);
+    alive.push_back(here);
+    if (alive.size() >= 5) {
+      for (flopspack_plan* p : alive) flopspack_plan_destroy(p);
+      alive.clear();
+    }
+  }
+  EXPECT_GE(packed, 16);
+  for (flopspack_plan* p : alive) flopspack_plan_destroy(p);
+  flopspack_cost_model_destroy(model);
+}
+
 }  // namespace

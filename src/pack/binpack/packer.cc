@@ -137,7 +137,9 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
   bool has_pieces = false;
   if (absl::Status s = MakePieces(lengths, options, extra, pieces, has_pieces); !s.ok()) return s;
   const absl::Span<const int64_t> sizes = has_pieces ? absl::MakeConstSpan(pieces.size) : lengths;
-  const BinAssignment assignment = Assign(sizes, options);
+  BinAssignment assignment = Assign(sizes, options);
+  // Its placements come from the caller's vector pool, if any: back to it.
+  util::GiveBackOnExit give_back_assignment(assignment.order, assignment.placed_bin);
   // Each sequence computes `capacity` tokens; their total must fit int64
   // (three documents of INT64_MAX / 3 at a capacity just below twice that
   // make three sequences of ~2/3 INT64_MAX).
@@ -151,14 +153,19 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
   // Group the pieces by bin, keeping placement order inside each bin: the
   // placements are read in order (no per-item lookups), one scatter.
   const size_t placed = assignment.order.size();
-  std::vector<int64_t> start(static_cast<size_t>(assignment.num_bins) + 1, 0);
+  // The plan's arrays and the scratch come from the caller's vector pool,
+  // if any (util/vector_pool.h), and the scratch goes back to it.
+  std::vector<int64_t> start =
+      util::PooledVector<int64_t>(static_cast<size_t>(assignment.num_bins) + 1, 0);
   for (int32_t bin : assignment.placed_bin) ++start[static_cast<size_t>(bin) + 1];
   for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
   std::vector<int64_t> items = util::LargeVector<int64_t>(placed);
   std::vector<int64_t> tokens = util::LargeVector<int64_t>(placed);
   int64_t longest = 0;
   {
-    std::vector<int64_t> cursor(start.begin(), start.end() - 1);
+    std::vector<int64_t> cursor = util::PooledReserved<int64_t>(start.size() - 1);
+    cursor.assign(start.begin(), start.end() - 1);
+    util::GiveBackOnExit give_back_cursor(cursor);
     for (size_t k = 0; k < placed; ++k) {
       const int32_t piece = assignment.order[k];
       const int64_t size = sizes[piece];
@@ -168,7 +175,9 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
       longest = std::max(longest, size);
     }
   }
-  std::vector<double> costs(static_cast<size_t>(assignment.num_bins));
+  std::vector<double> costs = util::PooledVector<double>(static_cast<size_t>(assignment.num_bins));
+  // On a way out before the plan takes them (an error), back to the pool.
+  util::GiveBackOnExit give_back(start, items, tokens, costs);
   for (int32_t b = 0; b < assignment.num_bins; ++b) {
     const auto group_tokens =
         absl::MakeConstSpan(tokens).subspan(start[b], start[b + 1] - start[b]);
@@ -207,9 +216,10 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
     }
   }
   Plan plan;
-  plan.SetGroups(std::move(start), std::move(items), std::move(tokens),
-                 std::vector<int64_t>(static_cast<size_t>(assignment.num_bins), options.capacity),
-                 std::move(costs));
+  plan.SetGroups(
+      std::move(start), std::move(items), std::move(tokens),
+      util::PooledVector<int64_t>(static_cast<size_t>(assignment.num_bins), options.capacity),
+      std::move(costs));
   // The costliest single piece bounds the costliest sequence from below (for
   // cost models that grow with length, as all built-in ones do).
   double largest = static_cast<double>(longest);
@@ -219,6 +229,9 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
     largest = *c;
   }
   if (!extra_cost.empty()) largest = std::max(largest, costliest_piece);
+  // Every item a whole document: each piece starts its document (what
+  // Plan::FillPieceOffsets would find, without its pass and its id array).
+  if (!has_pieces) plan.SetPieceOffsets(util::PooledVector<int64_t>(placed, 0));
   if (absl::Status s = CheckGroupCostSum(plan, "sequence cost"); !s.ok()) return s;
   ComputeGroupMetrics(plan, lengths.size(), largest, options.capacity);
   PlanMetrics& m = plan.metrics();

@@ -78,6 +78,44 @@ void ExpectValidPack(const Plan& plan, absl::Span<const int64_t> lengths,
   }
 }
 
+// The packer sets the piece offsets when every item is a whole document
+// (all zero); they equal what Plan::FillPieceOffsets derives for the same
+// groups, and plans with pieces are left to it.
+TEST(PackerTest, PieceOffsetsMatchTheConvention) {
+  util::Rng rng(7);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng.Below(static_cast<uint64_t>(hi - lo + 1)));
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const int64_t capacity = 50 + uniform(0, 200);
+    std::vector<int64_t> lengths(static_cast<size_t>(uniform(1, 300)));
+    const bool longer = trial % 2 == 1;  // some documents over the capacity
+    for (int64_t& l : lengths) l = uniform(1, longer ? 3 * capacity : capacity);
+    for (PackAlgorithm algorithm : kPackAlgorithms) {
+      PackOptions options;
+      options.capacity = capacity;
+      options.algorithm = algorithm;
+      options.overflow = Overflow::kSplit;
+      absl::StatusOr<Plan> plan = Pack(lengths, options);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const bool whole = *std::max_element(lengths.begin(), lengths.end()) <= capacity;
+      ASSERT_EQ(plan->has_piece_offsets(), whole);
+      Plan derived;
+      for (size_t g = 0; g < plan->group_count(); ++g) {
+        derived.AddGroup(plan->group_items(g), plan->group_tokens(g),
+                         plan->group_computed_tokens(g), plan->group_cost(g));
+      }
+      derived.FillPieceOffsets();
+      plan->FillPieceOffsets();
+      for (size_t g = 0; g < plan->group_count(); ++g) {
+        const auto got = plan->group_piece_offsets(g), want = derived.group_piece_offsets(g);
+        ASSERT_EQ(std::vector<int64_t>(got.begin(), got.end()),
+                  std::vector<int64_t>(want.begin(), want.end()));
+      }
+    }
+  }
+}
+
 TEST(PackerTest, InvariantsOverRandomCases) {
   util::Rng rng(51);
   const std::shared_ptr<cost::CostModel> quadratic = *cost::PolynomialModel::Create({3, 1, 2, 0.5});

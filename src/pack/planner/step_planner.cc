@@ -144,6 +144,8 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
 int64_t RunSequences(Items& items, const cost::CostModel& model, const ExtraCosts& extra,
                      const StepOptions& o, absl::Status& status) {
   BinAssignment packed = FirstFitDecreasing(items.tokens, o.max_tokens_per_microbatch);
+  // Its placements come from the caller's vector pool, if any: back to it.
+  util::GiveBackOnExit give_back_packed(packed.order, packed.placed_bin);
   const int32_t count = packed.num_bins;
   const std::vector<int32_t>& seq_of = packed.bin;
   std::vector<std::vector<int64_t>> members(count);
@@ -707,6 +709,10 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
         }
       }
     }
+    // From here only the fallbacks read kept: without them its storage
+    // goes back to the pool now, for the planner's scratch (a first call
+    // then faults in one array less).
+    if (!(divisible && o.algorithm == StepAlgorithm::kDocuments)) util::Recycle(kept);
     if (o.algorithm == StepAlgorithm::kSequences) {
       absl::Status status;
       m = RunSequences(items, model, extra, o, status);
@@ -920,6 +926,14 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   bool any_piece = false;
   for (size_t i = 0; i < items.size() && !any_piece; ++i) {
     any_piece = items.tokens[i] != lengths[items.doc[i]];
+  }
+  // Every item a whole document of its own (no caller ids, which need not
+  // be distinct): each starts its document, what Plan::FillPieceOffsets
+  // would find, without its pass and its id array. The scatter's document
+  // array is dead once the plan is written: its storage serves them.
+  if (!any_piece && ids.empty()) {
+    util::Recycle(mb_doc);
+    plan.SetPieceOffsets(util::PooledVector<int64_t>(placed, 0));
   }
   std::vector<int32_t> pieces_of;
   if (any_piece || heavy) {

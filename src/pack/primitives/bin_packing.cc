@@ -171,7 +171,7 @@ BinAssignment BestFitBuckets(absl::Span<const int64_t> sizes, Visiting visiting,
 BinAssignment BestFitOrderedSet(absl::Span<const int64_t> sizes, Visiting visiting,
                                 int64_t capacity, bool item_bins) {
   BinAssignment out;
-  out.placed_bin.resize(sizes.size());
+  util::ResizeLarge(out.placed_bin, sizes.size());
   int32_t* placed = out.placed_bin.data();
   std::set<std::tuple<int64_t, int64_t, int32_t>> open;
   int64_t stamp = 0;
@@ -203,8 +203,8 @@ std::vector<int32_t> DecreasingOrder(absl::Span<const int64_t> sizes, int64_t ca
 
 BinAssignment NextFit(absl::Span<const int64_t> sizes, int64_t capacity, bool item_bins) {
   BinAssignment out;
-  out.placed_bin.resize(sizes.size());
-  out.order.resize(sizes.size());
+  util::ResizeLarge(out.placed_bin, sizes.size());
+  util::ResizeLarge(out.order, sizes.size());
   int64_t left = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (out.num_bins == 0 || sizes[i] > left) {
@@ -239,7 +239,8 @@ BinAssignment BestFitDecreasing(absl::Span<const int64_t> sizes, int64_t capacit
 
 BinAssignment ShuffledFirstFit(absl::Span<const int64_t> sizes, int64_t capacity, uint64_t seed,
                                bool item_bins) {
-  std::vector<int32_t> order(sizes.size());
+  std::vector<int32_t> order;
+  util::ResizeLarge(order, sizes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
   util::Rng rng(util::DeriveSeed(seed, 0));
   rng.Shuffle(absl::MakeSpan(order));

@@ -36,6 +36,9 @@
 
 namespace flopspack::pack {
 
+// order and placed_bin are sized with util::ResizeLarge: under a thread's
+// vector pool (util/vector_pool.h) their storage comes from it, and a
+// caller in a pool gives them back (binpack/packer.cc).
 struct BinAssignment {
   // The items in the order they were placed (items of one bin appear in
   // this order within it), and the bin each placement went into:

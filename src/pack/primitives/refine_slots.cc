@@ -83,10 +83,12 @@ class Arena {
       ++placed;
     }
     // Room for every slice to be filled, move and double (Add) without
-    // reallocating: address space only, pages are touched as slices fill.
+    // reallocating: address space only, pages are touched as slices fill
+    // (a step touches about a third of it, so a new arena's pages are not
+    // faulted in up front: util::PooledRoom).
     const size_t total = placed + 4 * slots;
     const size_t room = total + total / 2 + 64;
-    words_ = util::PooledReserved<uint64_t>(kWords * room);
+    words_ = util::PooledRoom<uint64_t>(kWords * room);
     util::AdviseHugePages(words_.data(), kWords * room * sizeof(uint64_t));
   }
   ~Arena() {
