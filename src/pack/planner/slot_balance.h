@@ -17,8 +17,9 @@
 // microbatch holding a long document) leaves room in cost under it; every
 // microbatch of the other slots, heaviest first, swaps a document for a
 // cheaper one of a light slot-0 microbatch (or gives one) so that cost flows
-// into slot 0; then bands again (whole microbatches between slots) and a
-// second search.
+// into slot 0 (the pass stops after max(256, R / 4) donors in a row gave
+// nothing: the gives land on the heaviest donors); then bands again (whole
+// microbatches between slots) and a second search.
 // Last, each band's microbatches go to ranks by LPT on the rank totals, so
 // the rank balance stays high too. On steps of at most 2^14 microbatches
 // and fewer than 8 per rank the token-balanced LPT plan's microbatches
@@ -78,6 +79,9 @@ struct SlotBalanceStats {
   // The token-balanced plan's microbatches, banded, were kept (small steps
   // only; see PlanSlotBalanced).
   bool token_balanced = false;
+  // A flow pass stopped on its count of donors in a row that gave
+  // nothing, before the last donor.
+  bool flow_stopped = false;
 };
 
 // For each item, the microbatch rank * M + j it goes to, or -1 when it did

@@ -290,6 +290,47 @@ TEST(SlotBalanceTest, NearTheBruteForceOptimum) {
   EXPECT_LE(ratio_sum / cases, 1.05);
 }
 
+// A step large enough for the flow's stop (max(256, R / 4) donors in a row
+// that gave nothing) to end its pass early: the plan still keeps the caps,
+// places every item, is deterministic and is no worse than the bands
+// without the search.
+TEST(SlotBalanceTest, FlowStopKeepsTheInvariants) {
+  util::Rng rng(11);
+  const int64_t r = 1024, m = 4, cap = 4096;
+  std::vector<int64_t> lengths;
+  std::vector<double> costs;
+  int64_t total = 0;
+  while (true) {
+    int64_t l = static_cast<int64_t>(std::exp(5.5 + 1.2 * (rng.Uniform() + rng.Uniform() - 1)));
+    if (rng.Below(80) == 0) l = 3000 + static_cast<int64_t>(rng.Below(1000));
+    l = std::clamp<int64_t>(l, 1, cap);
+    if (total + l > r * m * cap * 97 / 100) break;
+    total += l;
+    lengths.push_back(l);
+    costs.push_back(static_cast<double>(l) + static_cast<double>(l) * static_cast<double>(l) / 512);
+  }
+  SlotBalanceOptions o;
+  o.num_ranks = r;
+  o.microbatches_per_rank = m;
+  o.cap = cap;
+  SlotBalanceStats stats;
+  const std::vector<int32_t> where = PlanSlotBalanced(lengths, costs, o, &stats);
+  EXPECT_TRUE(stats.flow_stopped);
+  ASSERT_EQ(where.size(), lengths.size());
+  std::vector<int64_t> tokens(r * m, 0);
+  for (size_t i = 0; i < where.size(); ++i) {
+    ASSERT_GE(where[i], 0);
+    ASSERT_LT(where[i], r * m);
+    tokens[where[i]] += lengths[i];
+  }
+  for (int64_t t : tokens) EXPECT_LE(t, cap);
+  EXPECT_EQ(PlanSlotBalanced(lengths, costs, o), where);
+  SlotBalanceOptions bands = o;
+  bands.search = false;
+  const std::vector<int32_t> banded = PlanSlotBalanced(lengths, costs, bands);
+  EXPECT_LE(SlotMaxSum(where, costs, r, m), SlotMaxSum(banded, costs, r, m));
+}
+
 // Through PlanStep: MICROBATCH keeps every document once, the caps and M
 // microbatches per rank, is deterministic, and beats STEP on its own
 // objective on a long-tailed step.
