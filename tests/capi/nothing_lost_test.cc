@@ -6,6 +6,7 @@
 // twice, or miscounts a policy fails here.
 #include <algorithm>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "capi_test_util.h"
@@ -13,6 +14,7 @@
 
 namespace {
 
+using flopspack_test::ExpectSamePlan;
 using flopspack_test::Place;
 using flopspack_test::Placement;
 using flopspack_test::Random;
@@ -69,6 +71,118 @@ TEST(NothingLostTest, PackEveryAlgorithmAndOverflowPolicy) {
     }
   }
   EXPECT_EQ(cases, 4 * 3 * 150);
+}
+
+// A corpus shaped like source code: short documents, 2,000 copies of one
+// length, a Pareto tail (alpha 1) running to 1,000x the cap and one
+// 3M-token document. flopspack_pack keeps its arrays in the calling thread's
+// context (docs/planner.md, "Step after step in one context"), so a pack
+// reuses storage a previous pack wrote: split packs alternate here with a
+// pack of whole documents (whose piece offsets the packer writes as zeros
+// in reused storage) and a step plan. Every token of every document is
+// placed once (or truncated and counted), pieces tile their document, and
+// the same pack on this used thread equals a fresh thread's, so stale
+// offsets or positions left in reused storage would fail here.
+TEST(NothingLostTest, PackAHeavyTailOnAThreadThatKeepsItsStorage) {
+  constexpr int64_t kCap = 4096;
+  Random rng(29);
+  std::vector<int64_t> heavy;
+  for (int i = 0; i < 4000; ++i) heavy.push_back(rng.Uniform(1, 3000));
+  for (int i = 0; i < 2000; ++i) heavy.push_back(2411);
+  for (int i = 0; i < 120; ++i) {
+    // P(length > x cap) = 1 / x from the cap to 1,000x it.
+    const double u = static_cast<double>(rng.Uniform(1000, 1000000)) / 1e6;
+    heavy.push_back(static_cast<int64_t>(static_cast<double>(kCap) / u));
+  }
+  heavy.push_back(3'000'000);
+  std::swap(heavy[17], heavy.back());  // not last: order must not matter
+  const std::vector<int64_t> whole = rng.Lengths(3000, kCap);
+  const int64_t heavy_tokens = std::accumulate(heavy.begin(), heavy.end(), int64_t{0});
+  ASSERT_GE(*std::max_element(heavy.begin(), heavy.end()), 3'000'000);
+
+  flopspack_cost_model* model = flopspack_test::SmallTransformerModel();
+  for (int32_t algorithm = 0; algorithm <= 3; ++algorithm) {
+    SCOPED_TRACE(algorithm);
+    flopspack_pack_options o;
+    flopspack_pack_options_init(&o);
+    o.algorithm = algorithm;
+    o.capacity = kCap;
+    o.seed = 5;
+    const auto pack = [&o](const std::vector<int64_t>& lengths, int32_t policy) {
+      flopspack_pack_options p = o;
+      p.overflow = policy;
+      flopspack_plan* plan = nullptr;
+      EXPECT_EQ(flopspack_pack(&p, lengths.data(), lengths.size(), &plan), FLOPSPACK_OK)
+          << flopspack_last_error_message();
+      return plan;
+    };
+
+    flopspack_plan* split = pack(heavy, FLOPSPACK_OVERFLOW_SPLIT);
+    ASSERT_NE(split, nullptr);
+    {
+      const ReadPlan r = ReadBack(split);
+      const Placement p = Place(r, heavy.size());
+      uint64_t split_items = 0;
+      for (size_t i = 0; i < heavy.size(); ++i) {
+        ASSERT_EQ(p.tokens[i], heavy[i]) << "document " << i;
+        EXPECT_EQ(p.pieces[i], (heavy[i] + kCap - 1) / kCap) << "document " << i;
+        split_items += p.pieces[i] > 1 ? 1 : 0;
+      }
+      for (int64_t real : r.real) EXPECT_LE(real, kCap);
+      EXPECT_EQ(r.metrics.split_items, split_items);
+      EXPECT_EQ(r.metrics.real_tokens, heavy_tokens);
+    }
+
+    // Whole documents in the storage the split pack used, while it lives.
+    flopspack_plan* plain = pack(whole, FLOPSPACK_OVERFLOW_ERROR);
+    ASSERT_NE(plain, nullptr);
+    {
+      const ReadPlan r = ReadBack(plain);
+      const Placement p = Place(r, whole.size());
+      for (size_t i = 0; i < whole.size(); ++i) {
+        ASSERT_EQ(p.pieces[i], 1) << "document " << i;
+        ASSERT_EQ(p.tokens[i], whole[i]) << "document " << i;
+      }
+      for (const auto& offsets : r.offsets) {
+        for (int64_t offset : offsets) ASSERT_EQ(offset, 0);
+      }
+    }
+    flopspack_plan_destroy(split);
+
+    // A step plan between packs, then the truncating pack: counted, never
+    // silent.
+    flopspack_step_options s;
+    flopspack_step_options_init(&s);
+    s.num_ranks = 16;
+    s.microbatches_per_rank = 4;
+    s.max_tokens_per_microbatch = kCap;
+    s.overflow = FLOPSPACK_OVERFLOW_DEFER;  // the step holds a tenth of `whole`
+    flopspack_plan* step = nullptr;
+    ASSERT_EQ(flopspack_plan_step(&s, model, whole.data(), whole.size(), &step), FLOPSPACK_OK);
+    flopspack_plan* truncated = pack(heavy, FLOPSPACK_OVERFLOW_TRUNCATE);
+    ASSERT_NE(truncated, nullptr);
+    {
+      const ReadPlan r = ReadBack(truncated);
+      const Placement p = Place(r, heavy.size());
+      int64_t cut = 0;
+      for (size_t i = 0; i < heavy.size(); ++i) {
+        ASSERT_EQ(p.tokens[i], std::min(heavy[i], kCap)) << "document " << i;
+        cut += heavy[i] - std::min(heavy[i], kCap);
+      }
+      EXPECT_EQ(r.metrics.truncated_tokens, cut);
+      EXPECT_EQ(r.metrics.real_tokens + r.metrics.truncated_tokens, heavy_tokens);
+    }
+
+    // The split pack again on this used thread equals a fresh thread's.
+    flopspack_plan* again = pack(heavy, FLOPSPACK_OVERFLOW_SPLIT);
+    flopspack_plan* fresh = nullptr;
+    std::thread([&] { fresh = pack(heavy, FLOPSPACK_OVERFLOW_SPLIT); }).join();
+    ASSERT_NE(again, nullptr);
+    ASSERT_NE(fresh, nullptr);
+    ExpectSamePlan(again, fresh, "split pack: used thread vs fresh thread");
+    for (flopspack_plan* p : {plain, step, truncated, again, fresh}) flopspack_plan_destroy(p);
+  }
+  flopspack_cost_model_destroy(model);
 }
 
 TEST(NothingLostTest, BalanceEveryAlgorithmWithAndWithoutCaps) {
