@@ -299,12 +299,37 @@ int CorporaTable(const std::vector<int64_t>& rank_counts) {
   return 0;
 }
 
+// One MICROBATCH step as the fingerprint and candidate modes plan it: the
+// long-tail batch (data 0, 97% fill, overflow defer) or corpus data - 1
+// (97% fill, overflow split), printed as one line: its name, `shape`, the
+// plan's fingerprint and its microbatch-synchronous efficiency to 1e-6
+// points, so two builds' outputs can be diffed.
+void PrintMicrobatchStep(const flopspack::cost::CostModel& model, int data, int64_t ranks,
+                         int64_t microbatches, uint64_t seed, const char* shape) {
+  using flopspack::bench::Corpus;
+  const std::vector<int64_t> lengths =
+      data == 0 ? flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, seed)
+                : flopspack::bench::CorpusBatch(static_cast<Corpus>(data - 1), ranks, microbatches,
+                                                kCap, 0.97, seed);
+  StepOptions o;
+  o.num_ranks = ranks;
+  o.microbatches_per_rank = microbatches;
+  o.max_tokens_per_microbatch = kCap;
+  o.overflow = data == 0 ? Overflow::kDefer : Overflow::kSplit;
+  o.sync = flopspack::pack::StepSync::kMicrobatch;
+  const absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, model, lengths);
+  std::printf("%s %s: %016llx %.6f%%\n",
+              data == 0 ? "long-tail" : flopspack::bench::CorpusName(static_cast<Corpus>(data - 1)),
+              shape, static_cast<unsigned long long>(plan.ok() ? Fingerprint(*plan) : 0),
+              plan.ok() ? 100 * plan->metrics().microbatch_sync_efficiency : 0.0);
+  std::fflush(stdout);
+}
+
 // Fingerprints of MICROBATCH plans (long-tail batch at 97% fill, and the
 // corpora at R = 1,024): a change meant to keep plans bit for bit must not
 // change one of these lines.
 int MicrobatchFingerprints() {
   const auto model = flopspack::bench::SevenB();
-  using flopspack::bench::Corpus;
   for (int data = 0; data < 4; ++data) {
     for (const auto [ranks, microbatches] : {std::pair<int64_t, int64_t>{64, 2},
                                              {64, 8},
@@ -317,24 +342,10 @@ int MicrobatchFingerprints() {
                                              {8192, 2},
                                              {8192, 4}}) {
       if (data > 0 && ranks != 1024) continue;
-      const std::vector<int64_t> lengths =
-          data == 0 ? flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, 1)
-                    : flopspack::bench::CorpusBatch(static_cast<Corpus>(data - 1), ranks,
-                                                    microbatches, kCap, 0.97, 1);
-      StepOptions o;
-      o.num_ranks = ranks;
-      o.microbatches_per_rank = microbatches;
-      o.max_tokens_per_microbatch = kCap;
-      o.overflow = data == 0 ? Overflow::kDefer : Overflow::kSplit;
-      o.sync = flopspack::pack::StepSync::kMicrobatch;
-      const absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, *model, lengths);
-      std::printf(
-          "%s R=%lld M=%lld: %016llx %.6f%%\n",
-          data == 0 ? "long-tail" : flopspack::bench::CorpusName(static_cast<Corpus>(data - 1)),
-          static_cast<long long>(ranks), static_cast<long long>(microbatches),
-          static_cast<unsigned long long>(plan.ok() ? Fingerprint(*plan) : 0),
-          plan.ok() ? 100 * plan->metrics().microbatch_sync_efficiency : 0.0);
-      std::fflush(stdout);
+      char shape[64];
+      std::snprintf(shape, sizeof shape, "R=%lld M=%lld", static_cast<long long>(ranks),
+                    static_cast<long long>(microbatches));
+      PrintMicrobatchStep(*model, data, ranks, microbatches, 1, shape);
     }
   }
   return 0;
@@ -348,30 +359,15 @@ int MicrobatchFingerprints() {
 // the candidate was kept, so two builds' outputs can be diffed.
 int CandidateSteps() {
   const auto model = flopspack::bench::SevenB();
-  using flopspack::bench::Corpus;
   for (int data = 0; data < 3; ++data) {
     for (const int64_t ranks : {64, 256, 1024}) {
       for (const int64_t microbatches : {1, 2, 4, 8}) {
         for (uint64_t seed = 1; seed <= 6; ++seed) {
-          const std::vector<int64_t> lengths =
-              data == 0 ? flopspack::bench::LongTailBatch(ranks, microbatches, kCap, 0.97, seed)
-                        : flopspack::bench::CorpusBatch(static_cast<Corpus>(data - 1), ranks,
-                                                        microbatches, kCap, 0.97, seed);
-          StepOptions o;
-          o.num_ranks = ranks;
-          o.microbatches_per_rank = microbatches;
-          o.max_tokens_per_microbatch = kCap;
-          o.overflow = data == 0 ? Overflow::kDefer : Overflow::kSplit;
-          o.sync = flopspack::pack::StepSync::kMicrobatch;
-          const absl::StatusOr<Plan> plan = flopspack::pack::PlanStep(o, *model, lengths);
-          std::printf(
-              "%s R=%lld M=%lld seed=%llu: %016llx %.6f%%\n",
-              data == 0 ? "long-tail" : flopspack::bench::CorpusName(static_cast<Corpus>(data - 1)),
-              static_cast<long long>(ranks), static_cast<long long>(microbatches),
-              static_cast<unsigned long long>(seed),
-              static_cast<unsigned long long>(plan.ok() ? Fingerprint(*plan) : 0),
-              plan.ok() ? 100 * plan->metrics().microbatch_sync_efficiency : 0.0);
-          std::fflush(stdout);
+          char shape[64];
+          std::snprintf(shape, sizeof shape, "R=%lld M=%lld seed=%llu",
+                        static_cast<long long>(ranks), static_cast<long long>(microbatches),
+                        static_cast<unsigned long long>(seed));
+          PrintMicrobatchStep(*model, data, ranks, microbatches, seed, shape);
         }
       }
     }

@@ -15,6 +15,22 @@
 namespace flopspack::pack {
 namespace {
 
+// A long-tailed step filled to 97% of r x m x cap: lognormal-ish lengths
+// (median ~245 tokens) with one document in 80 drawn from [3000, 4000).
+std::vector<int64_t> LongTailedStep(util::Rng& rng, int64_t r, int64_t m, int64_t cap) {
+  std::vector<int64_t> lengths;
+  int64_t total = 0;
+  while (true) {
+    int64_t l = static_cast<int64_t>(std::exp(5.5 + 1.2 * (rng.Uniform() + rng.Uniform() - 1)));
+    if (rng.Below(80) == 0) l = 3000 + static_cast<int64_t>(rng.Below(1000));
+    l = std::clamp<int64_t>(l, 1, cap);
+    if (total + l > r * m * cap * 97 / 100) break;
+    total += l;
+    lengths.push_back(l);
+  }
+  return lengths;
+}
+
 // The objective on a case worked by hand: 2 ranks x 2 slots, cells
 // (rank 0: 3 + 1, 4), (rank 1: 2, 5 + 1); item 6 unplaced. Slot 0 holds
 // 4 and 2, slot 1 holds 4 and 6: 4 + 6 = 10.
@@ -297,16 +313,9 @@ TEST(SlotBalanceTest, NearTheBruteForceOptimum) {
 TEST(SlotBalanceTest, FlowStopKeepsTheInvariants) {
   util::Rng rng(11);
   const int64_t r = 1024, m = 4, cap = 4096;
-  std::vector<int64_t> lengths;
+  const std::vector<int64_t> lengths = LongTailedStep(rng, r, m, cap);
   std::vector<double> costs;
-  int64_t total = 0;
-  while (true) {
-    int64_t l = static_cast<int64_t>(std::exp(5.5 + 1.2 * (rng.Uniform() + rng.Uniform() - 1)));
-    if (rng.Below(80) == 0) l = 3000 + static_cast<int64_t>(rng.Below(1000));
-    l = std::clamp<int64_t>(l, 1, cap);
-    if (total + l > r * m * cap * 97 / 100) break;
-    total += l;
-    lengths.push_back(l);
+  for (int64_t l : lengths) {
     costs.push_back(static_cast<double>(l) + static_cast<double>(l) * static_cast<double>(l) / 512);
   }
   SlotBalanceOptions o;
@@ -338,16 +347,7 @@ TEST(SlotBalanceTest, StepPlannerUnderMicrobatchSync) {
   auto model = *cost::PolynomialModel::Create({0, 0, 1, 1.0 / 512});
   util::Rng rng(3);
   const int64_t r = 64, m = 4, cap = 4096;
-  std::vector<int64_t> lengths;
-  int64_t total = 0;
-  while (true) {
-    int64_t l = static_cast<int64_t>(std::exp(5.5 + 1.2 * (rng.Uniform() + rng.Uniform() - 1)));
-    if (rng.Below(80) == 0) l = 3000 + static_cast<int64_t>(rng.Below(1000));
-    l = std::clamp<int64_t>(l, 1, cap);
-    if (total + l > r * m * cap * 97 / 100) break;
-    total += l;
-    lengths.push_back(l);
-  }
+  const std::vector<int64_t> lengths = LongTailedStep(rng, r, m, cap);
   StepOptions o;
   o.num_ranks = r;
   o.microbatches_per_rank = m;
