@@ -1,6 +1,7 @@
 #include "pack/planner/planner_documents.h"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -56,18 +57,21 @@ TEST(PlanDocumentsTest, InvariantsOverRandomCases) {
     ASSERT_EQ(where.size(), c.lengths.size());
     // Caps hold; every item is in a real microbatch or explicitly unplaced.
     std::vector<int64_t> tokens(mbs, 0);
-    int64_t total = 0, unplaced = 0;
+    int64_t total = 0, unplaced = 0, unplaced_tokens = 0;
     for (size_t i = 0; i < where.size(); ++i) {
       ASSERT_GE(where[i], -1);
       ASSERT_LT(where[i], mbs);
       total += c.lengths[i];
       if (where[i] < 0) {
         ++unplaced;
+        unplaced_tokens += c.lengths[i];
         continue;
       }
       tokens[where[i]] += c.lengths[i];
     }
     for (int64_t t : tokens) ASSERT_LE(t, c.options.cap);
+    // Every token is in a microbatch or in an unplaced item, once.
+    EXPECT_EQ(std::accumulate(tokens.begin(), tokens.end(), int64_t{0}) + unplaced_tokens, total);
     // Refinement moves items, never drops them, and never raises the max.
     EXPECT_EQ(unplaced, std::count(where_lpt.begin(), where_lpt.end(), -1));
     EXPECT_LE(MaxOf(RankCosts(c, where)), MaxOf(RankCosts(c, where_lpt)) * (1 + 1e-12));
