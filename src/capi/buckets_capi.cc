@@ -9,6 +9,7 @@
 #include "pack/buckets/bucket_stream.h"
 #include "pack/buckets/buckets.h"
 
+using flopspack::capi::EmitPlan;
 using flopspack::capi::FromStatus;
 using flopspack::capi::Guard;
 using flopspack::capi::ReadOptions;
@@ -25,12 +26,6 @@ struct flopspack_bucket_stream {
 };
 
 namespace {
-
-flopspack_status EmitPlan(absl::StatusOr<flopspack::pack::Plan> plan, flopspack_plan** out) {
-  if (!plan.ok()) return FromStatus(plan.status());
-  *out = new flopspack_plan{std::move(*plan)};
-  return FLOPSPACK_OK;
-}
 
 // Validates the C options (pointers, enum values, ranges) into core options.
 flopspack_status ReadSamplerOptions(const flopspack_bucket_sampler_options* options,

@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include "absl/status/statusor.h"
+#include "capi/capi_util.h"
 #include "cost/cost_model.h"
 #include "flopspack/flopspack.h"
 #include "pack/primitives/plan.h"
@@ -50,6 +52,18 @@ inline std::shared_ptr<util::VectorPool> ThreadContextPool(size_t documents) {
   thread_local const std::shared_ptr<util::VectorPool> pool =
       std::make_shared<util::VectorPool>(kThreadContextMaxBytes);
   return pool;
+}
+
+// Hands `plan` out as a new handle holding `pool` (null: none), whose
+// arrays go back to that pool when the handle is destroyed; or maps the
+// plan's error to its status.
+inline flopspack_status EmitPlan(absl::StatusOr<pack::Plan> plan, flopspack_plan** out,
+                                 std::shared_ptr<util::VectorPool> pool = nullptr) {
+  if (!plan.ok()) return FromStatus(plan.status());
+  auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
+  handle->pool = std::move(pool);
+  *out = handle.release();
+  return FLOPSPACK_OK;
 }
 
 }  // namespace flopspack::capi

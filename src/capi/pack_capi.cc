@@ -8,7 +8,7 @@
 #include "pack/balance/balance.h"
 #include "pack/binpack/packer.h"
 
-using flopspack::capi::FromStatus;
+using flopspack::capi::EmitPlan;
 using flopspack::capi::Guard;
 using flopspack::capi::ReadEnum;
 using flopspack::capi::ReadOptions;
@@ -23,12 +23,6 @@ flopspack_status CheckFlag(int32_t value, const char* name) {
   return SetError(
       FLOPSPACK_INVALID_ARGUMENT,
       absl::StrFormat("flopspack_balance_options->%s = %d must be 0 or 1", name, value));
-}
-
-flopspack_status Emit(absl::StatusOr<flopspack::pack::Plan> plan, flopspack_plan** out) {
-  if (!plan.ok()) return FromStatus(plan.status());
-  *out = new flopspack_plan{std::move(*plan)};
-  return FLOPSPACK_OK;
 }
 
 }  // namespace
@@ -91,13 +85,9 @@ flopspack_status flopspack_pack_with_extra_costs(const flopspack_pack_options* o
     // reuse memory already faulted in.
     std::shared_ptr<flopspack::util::VectorPool> pool = flopspack::capi::ThreadContextPool(n);
     flopspack::util::UseVectorPool use(pool.get());
-    absl::StatusOr<flopspack::pack::Plan> plan =
-        flopspack::pack::PackWithExtraCosts(absl::MakeConstSpan(lengths, n), extra, core);
-    if (!plan.ok()) return FromStatus(plan.status());
-    auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
-    handle->pool = std::move(pool);
-    *out = handle.release();
-    return FLOPSPACK_OK;
+    return EmitPlan(
+        flopspack::pack::PackWithExtraCosts(absl::MakeConstSpan(lengths, n), extra, core), out,
+        std::move(pool));
   });
 }
 
@@ -141,7 +131,7 @@ flopspack_status flopspack_balance(const flopspack_balance_options* options, con
     core.seed = o.seed;
     const absl::Span<const int64_t> token_span =
         tokens != nullptr ? absl::MakeConstSpan(tokens, n) : absl::Span<const int64_t>();
-    return Emit(flopspack::pack::Balance(absl::MakeConstSpan(costs, n), token_span, core), out);
+    return EmitPlan(flopspack::pack::Balance(absl::MakeConstSpan(costs, n), token_span, core), out);
   });
 }
 

@@ -44,12 +44,9 @@ flopspack_status PlanStepInPool(std::shared_ptr<flopspack::util::VectorPool> poo
                                 absl::Span<const int64_t> lengths,
                                 absl::Span<const double> extra_costs, flopspack_plan** out) {
   flopspack::util::UseVectorPool use(pool.get());
-  auto plan = flopspack::pack::PlanStepWithExtraCosts(o, *model->model, lengths, extra_costs);
-  if (!plan.ok()) return FromStatus(plan.status());
-  auto handle = std::make_unique<flopspack_plan>(std::move(*plan));
-  handle->pool = std::move(pool);
-  *out = handle.release();
-  return FLOPSPACK_OK;
+  return flopspack::capi::EmitPlan(
+      flopspack::pack::PlanStepWithExtraCosts(o, *model->model, lengths, extra_costs), out,
+      std::move(pool));
 }
 
 // Reads and converts the step options: enum values here, the other range
@@ -341,10 +338,7 @@ flopspack_status flopspack_step_planner_next(flopspack_step_planner* planner,
   return Guard([&] {
     if (flopspack_status s = RequireNonNull(planner, "planner")) return s;
     if (flopspack_status s = RequireNonNull(out, "out")) return s;
-    auto plan = planner->planner->Next();
-    if (!plan.ok()) return FromStatus(plan.status());
-    *out = new flopspack_plan{std::move(*plan)};
-    return FLOPSPACK_OK;
+    return flopspack::capi::EmitPlan(planner->planner->Next(), out);
   });
 }
 

@@ -22,6 +22,20 @@ size_t HugePageCapacity(size_t bytes) {
 #if defined(__linux__)
 namespace {
 
+// Linux's values; older headers may not define them (the kernel then
+// answers EINVAL, ignored like every other failure: these are hints).
+#if defined(MADV_POPULATE_WRITE)
+constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kPopulateWrite = 23;
+#endif
+#if defined(MADV_COLLAPSE)
+constexpr int kCollapse = MADV_COLLAPSE;
+#else
+constexpr int kCollapse = 25;
+#endif
+constexpr uintptr_t kPage = 4096;
+
 // Whether the administrator allows transparent huge pages at all:
 // MADV_COLLAPSE ignores the sysfs setting, so "never" is honoured here.
 // Read once per process.
@@ -37,59 +51,17 @@ bool HugePagesAllowed() {
   return allowed;
 }
 
-}  // namespace
-#endif
-
-void AdviseHugePages(void* data, size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (bytes < kHugePageBytes) return;  // cannot hold an aligned 2 MB page
-  constexpr uintptr_t kHuge = kHugePageBytes;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
+// madvise(advice) over the whole `unit`-aligned pages inside
+// [data, data + bytes), if there are any.
+void AdviseWholePages(void* data, size_t bytes, uintptr_t unit, int advice) {
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + unit - 1) & ~(unit - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(unit - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, advice);
 }
-
-void PopulatePages(void* data, size_t bytes) {
-#if defined(__linux__)
-#if defined(MADV_POPULATE_WRITE)
-  constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
-#else
-  constexpr int kPopulateWrite = 23;
-#endif
-  if (bytes < kPopulateMinBytes) return;
-  constexpr uintptr_t kPage = 4096;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kPage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, kPopulateWrite);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-#if defined(__linux__)
-namespace {
 
 // Makes the 2 MB region at `region` one huge page, faulting in the page
 // holding max(region, begin) (the buffer's first page there) first.
 void CollapseRegion(uintptr_t region, uintptr_t begin) {
-  // Linux's values; older headers may not define them (the kernel then
-  // answers EINVAL, ignored like every other failure).
-#if defined(MADV_POPULATE_WRITE)
-  constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
-#else
-  constexpr int kPopulateWrite = 23;
-#endif
-#if defined(MADV_COLLAPSE)
-  constexpr int kCollapse = MADV_COLLAPSE;
-#else
-  constexpr int kCollapse = 25;
-#endif
-  constexpr uintptr_t kPage = 4096;
   // A collapse needs one present, writable page in the region: fault in
   // the buffer's first page there (MADV_POPULATE_WRITE: as if written,
   // but nothing is written), then collapse the region into a 2 MB page.
@@ -103,6 +75,26 @@ void CollapseRegion(uintptr_t region, uintptr_t begin) {
 
 }  // namespace
 #endif
+
+void AdviseHugePages(void* data, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes < kHugePageBytes) return;  // cannot hold an aligned 2 MB page
+  AdviseWholePages(data, bytes, kHugePageBytes, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+void PopulatePages(void* data, size_t bytes) {
+#if defined(__linux__)
+  if (bytes < kPopulateMinBytes) return;
+  AdviseWholePages(data, bytes, kPage, kPopulateWrite);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
 
 bool BackWithHugePages(void* data, size_t bytes) {
 #if defined(__linux__)

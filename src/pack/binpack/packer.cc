@@ -229,9 +229,7 @@ absl::StatusOr<Plan> PackWithExtraCosts(absl::Span<const int64_t> lengths,
     largest = *c;
   }
   if (!extra_cost.empty()) largest = std::max(largest, costliest_piece);
-  // Every item a whole document: each piece starts its document (what
-  // Plan::FillPieceOffsets would find, without its pass and its id array).
-  if (!has_pieces) plan.SetPieceOffsets(util::PooledVector<int64_t>(placed, 0));
+  if (!has_pieces) plan.SetWholeItemOffsets();
   if (absl::Status s = CheckGroupCostSum(plan, "sequence cost"); !s.ok()) return s;
   ComputeGroupMetrics(plan, lengths.size(), largest, options.capacity);
   PlanMetrics& m = plan.metrics();

@@ -941,12 +941,11 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     any_piece = items.tokens[i] != lengths[items.doc[i]];
   }
   // Every item a whole document of its own (no caller ids, which need not
-  // be distinct): each starts its document, what Plan::FillPieceOffsets
-  // would find, without its pass and its id array. The scatter's document
-  // array is dead once the plan is written: its storage serves them.
+  // be distinct). The scatter's document array is dead once the plan is
+  // written: its storage serves the offsets.
   if (!any_piece && ids.empty()) {
     util::Recycle(mb_doc);
-    plan.SetPieceOffsets(util::PooledVector<int64_t>(placed, 0));
+    plan.SetWholeItemOffsets();
   }
   std::vector<int32_t> pieces_of;
   if (any_piece || heavy) {

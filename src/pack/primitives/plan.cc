@@ -53,6 +53,8 @@ void Plan::SetPieceOffsets(std::vector<int64_t> piece_offsets) {
   piece_offsets_ = std::move(piece_offsets);
 }
 
+void Plan::SetWholeItemOffsets() { piece_offsets_ = util::PooledVector<int64_t>(items_.size(), 0); }
+
 void Plan::FillPieceOffsets() {
   if (has_piece_offsets()) return;
   const size_t n = items_.size();

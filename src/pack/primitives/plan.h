@@ -87,6 +87,11 @@ class Plan {
   // can span several plans (the stream packer) sets them after its last
   // AddGroup / SetGroups; every other plan gets them from FillPieceOffsets.
   void SetPieceOffsets(std::vector<int64_t> piece_offsets);
+  // For a plan whose every entry is a whole item appearing once: each
+  // piece starts its item, so every offset is 0 (what FillPieceOffsets
+  // would find, without its pass and its item-indexed array). Call after
+  // the groups are set; the storage comes from the thread's vector pool.
+  void SetWholeItemOffsets();
   // Derives the offsets, unless set, by the plan-order convention: the
   // pieces of one item are numbered group-major (group 0 first), entry order
   // within a group; the first starts at 0 and each next one where the
