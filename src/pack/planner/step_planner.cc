@@ -858,13 +858,12 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     return sum.status();
   }
 
-  // The plan's CSR in slot order, written once.
+  // The plan's CSR in slot order, written once, over the scatter's arrays.
   // The plan's arrays: a context's plans give them back when destroyed.
+  // Group g of the plan is slot g % m of rank g / m (Plan::SetSlotGrid),
+  // and a microbatch computes its real tokens (no padding).
   std::vector<int64_t> offsets = util::PooledVector<int64_t>(groups + 1, 0);
-  std::vector<int64_t> rank_of = util::PooledVector<int64_t>(groups);
-  std::vector<int64_t> slot_of = util::PooledVector<int64_t>(groups);
-  std::vector<int64_t> computed = util::PooledVector<int64_t>(groups);
-  std::vector<int64_t> plan_items = util::LargeVector<int64_t>(placed);
+  std::vector<int64_t> real_tokens = util::PooledVector<int64_t>(groups);
   std::vector<double> plan_costs = util::PooledVector<double>(groups);
   size_t at = 0;
   // Under MICROBATCH the planner chose the slots: the order permutes whole
@@ -891,15 +890,21 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     }
     rank_perms = OrderReplicasForPipeline(mb_cost, r, m, o.pipeline_stages, rank_perms);
   }
-  // A rank's tokens in group order while they are rewritten in slot order.
+  // A rank's documents and tokens in group order while they are rewritten
+  // in slot order, in place: the scatter's document array becomes the
+  // plan's items (a first call zeroes one placed-sized array fewer).
   int64_t widest_rank = 0;
   for (int64_t rank = 0; rank < r; ++rank) {
     widest_rank = std::max(widest_rank, start[(rank + 1) * m] - start[rank * m]);
   }
+  std::vector<int64_t> rank_docs = util::PooledVector<int64_t>(widest_rank);
   std::vector<int64_t> rank_tokens = util::PooledVector<int64_t>(widest_rank);
-  util::GiveBackOnExit give_back_rank_tokens(rank_tokens);
+  util::GiveBackOnExit give_back_rank_buffers(rank_docs, rank_tokens);
+  std::vector<int64_t>& plan_items = mb_doc;
   for (int64_t rank = 0; rank < r; ++rank) {
     const int64_t rank_start = start[rank * m];
+    std::copy(mb_doc.begin() + rank_start, mb_doc.begin() + start[(rank + 1) * m],
+              rank_docs.begin());
     std::copy(plan_tokens.begin() + rank_start, plan_tokens.begin() + start[(rank + 1) * m],
               rank_tokens.begin());
     std::vector<int32_t> perm;
@@ -915,21 +920,19 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
       const int64_t position = rank * m + slot;
       int64_t real = 0;
       for (int64_t p = start[g]; p < start[g + 1]; ++p) {
-        plan_items[at] = id_of(mb_doc[p]);
+        plan_items[at] = id_of(rank_docs[p - rank_start]);
         plan_tokens[at] = rank_tokens[p - rank_start];
         real += plan_tokens[at++];
       }
       offsets[position + 1] = static_cast<int64_t>(at);
-      computed[position] = real;
+      real_tokens[position] = real;
       plan_costs[position] = mb_cost[g];
-      rank_of[position] = rank;
-      slot_of[position] = slot;
     }
   }
   Plan plan;
-  plan.SetGroups(std::move(offsets), std::move(plan_items), std::move(plan_tokens),
-                 std::move(computed), std::move(plan_costs));
-  plan.SetSlots(std::move(rank_of), std::move(slot_of));
+  plan.SetUnpaddedGroups(std::move(offsets), std::move(plan_items), std::move(plan_tokens),
+                         std::move(real_tokens), std::move(plan_costs));
+  plan.SetSlotGrid(m);
   ComputeGroupMetrics(plan, static_cast<uint64_t>(n), largest_item, cap);
   ComputeRankMetrics(plan, static_cast<uint64_t>(r), static_cast<uint64_t>(m), largest_item);
 
@@ -941,12 +944,8 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     any_piece = items.tokens[i] != lengths[items.doc[i]];
   }
   // Every item a whole document of its own (no caller ids, which need not
-  // be distinct). The scatter's document array is dead once the plan is
-  // written: its storage serves the offsets.
-  if (!any_piece && ids.empty()) {
-    util::Recycle(mb_doc);
-    plan.SetWholeItemOffsets();
-  }
+  // be distinct).
+  if (!any_piece && ids.empty()) plan.SetWholeItemOffsets();
   std::vector<int32_t> pieces_of;
   if (any_piece || heavy) {
     pieces_of.assign(n, 0);

@@ -36,6 +36,17 @@ void Plan::SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
   }
 }
 
+void Plan::SetUnpaddedGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
+                             std::vector<int64_t> tokens, std::vector<int64_t> real_tokens,
+                             std::vector<double> costs) {
+  offsets_ = std::move(offsets);
+  items_ = std::move(items);
+  tokens_ = std::move(tokens);
+  real_tokens_ = std::move(real_tokens);
+  computed_tokens_.clear();
+  costs_ = std::move(costs);
+}
+
 void Plan::GiveStorage(util::VectorPool& pool) {
   for (std::vector<int64_t>* v : {&offsets_, &items_, &tokens_, &piece_offsets_, &real_tokens_,
                                   &computed_tokens_, &ranks_, &slots_, &deferred_, &dropped_}) {
@@ -47,13 +58,28 @@ void Plan::GiveStorage(util::VectorPool& pool) {
 void Plan::SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots) {
   ranks_ = std::move(ranks);
   slots_ = std::move(slots);
+  slots_per_rank_ = 0;
+}
+
+void Plan::SetSlotGrid(int64_t slots_per_rank) {
+  ranks_.clear();
+  slots_.clear();
+  slots_per_rank_ = slots_per_rank;
 }
 
 void Plan::SetPieceOffsets(std::vector<int64_t> piece_offsets) {
   piece_offsets_ = std::move(piece_offsets);
+  whole_items_ = false;
 }
 
-void Plan::SetWholeItemOffsets() { piece_offsets_ = util::PooledVector<int64_t>(items_.size(), 0); }
+void Plan::SetWholeItemOffsets() {
+  int64_t largest = 0;
+  for (size_t g = 0; g + 1 < offsets_.size(); ++g) {
+    largest = std::max(largest, offsets_[g + 1] - offsets_[g]);
+  }
+  piece_offsets_ = util::PooledVector<int64_t>(static_cast<size_t>(largest), 0);
+  whole_items_ = true;
+}
 
 void Plan::FillPieceOffsets() {
   if (has_piece_offsets()) return;
@@ -148,11 +174,56 @@ void ComputeGroupMetrics(Plan& plan, uint64_t num_items, double largest_item_cos
                                                : 1.0;
 }
 
+namespace {
+
+// ComputeRankMetrics on a full slot grid (every (rank, slot) one group,
+// rank-major): the same sums in the same order (a rank's cost summed over
+// its slots in slot order from 0, the total and each slot's over ranks in
+// rank order, BalanceEfficiency's arithmetic), so the same bits, without
+// the rank- and slot-sized arrays.
+void ComputeGridRankMetrics(Plan& plan, double largest_item_cost) {
+  PlanMetrics& m = plan.metrics();
+  const size_t slots = static_cast<size_t>(plan.slots_per_rank());
+  const size_t ranks = plan.group_count() / slots;
+  const absl::Span<const double> cost = plan.group_costs();
+  double total = 0;
+  m.max_rank_cost = 0;
+  for (size_t r = 0; r < ranks; ++r) {
+    double rank_cost = 0.0;
+    for (size_t s = 0; s < slots; ++s) rank_cost += cost[r * slots + s];
+    total += rank_cost;
+    m.max_rank_cost = std::max(m.max_rank_cost, rank_cost);
+  }
+  m.mean_rank_cost = ranks ? total / static_cast<double>(ranks) : 0;
+  // BalanceEfficiency(rank costs): total / ranks / largest, 1 when all zero.
+  m.rank_balance_efficiency = m.max_rank_cost <= 0 ? 1.0 : m.mean_rank_cost / m.max_rank_cost;
+  m.rank_lower_bound = std::max(m.mean_rank_cost, largest_item_cost);
+  m.rank_gap_to_lower_bound = m.rank_lower_bound > 0 ? m.max_rank_cost / m.rank_lower_bound - 1 : 0;
+  m.worst_slot_balance = 1.0;
+  for (size_t s = 0; s < slots; ++s) {
+    double slot_total = 0, largest = 0;
+    for (size_t r = 0; r < ranks; ++r) {
+      slot_total += cost[r * slots + s];
+      largest = std::max(largest, cost[r * slots + s]);
+    }
+    const double balance =
+        largest <= 0 ? 1.0 : slot_total / static_cast<double>(ranks) / largest;
+    m.worst_slot_balance = std::min(m.worst_slot_balance, balance);
+  }
+}
+
+}  // namespace
+
 void ComputeRankMetrics(Plan& plan, uint64_t num_ranks, uint64_t slots_per_rank,
                         double largest_item_cost) {
   PlanMetrics& m = plan.metrics();
   m.num_ranks = num_ranks;
   m.microbatches_per_rank = slots_per_rank;
+  if (plan.has_slot_grid() && static_cast<uint64_t>(plan.slots_per_rank()) == slots_per_rank &&
+      plan.group_count() == num_ranks * slots_per_rank) {
+    ComputeGridRankMetrics(plan, largest_item_cost);
+    return;
+  }
   std::vector<double> rank_cost(num_ranks, 0.0);
   std::vector<std::vector<double>> slot_cost(slots_per_rank, std::vector<double>(num_ranks, 0.0));
   for (size_t g = 0; g < plan.group_count(); ++g) {

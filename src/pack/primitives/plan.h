@@ -65,8 +65,18 @@ class Plan {
   void SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
                  std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
                  std::vector<double> costs);
+  // Replaces all groups at once, as SetGroups, for groups without padding:
+  // real_tokens[g] is group g's tokens summed (the caller has the sums) and
+  // is also what it computes, so no per-group array is derived or stored
+  // for the computed tokens.
+  void SetUnpaddedGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
+                         std::vector<int64_t> tokens, std::vector<int64_t> real_tokens,
+                         std::vector<double> costs);
   // Assigns (rank, slot) to every group; sizes equal group_count().
   void SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots);
+  // Assigns the step planner's grid: group g is slot g % slots_per_rank of
+  // rank g / slots_per_rank (no per-group arrays). slots_per_rank >= 1.
+  void SetSlotGrid(int64_t slots_per_rank);
   void Reserve(size_t groups, size_t entries);
   // For a plan about to be destroyed: moves every array's storage into
   // `pool` for reuse, allocating nothing (so a destructor may call it). Only
@@ -90,7 +100,10 @@ class Plan {
   // For a plan whose every entry is a whole item appearing once: each
   // piece starts its item, so every offset is 0 (what FillPieceOffsets
   // would find, without its pass and its item-indexed array). Call after
-  // the groups are set; the storage comes from the thread's vector pool.
+  // the groups are set. Every group's offsets are then a view of one
+  // array of zeros as long as the largest group (from the thread's vector
+  // pool), not an entry-sized array: a first call zeroes no fresh pages
+  // for them.
   void SetWholeItemOffsets();
   // Derives the offsets, unless set, by the plan-order convention: the
   // pieces of one item are numbered group-major (group 0 first), entry order
@@ -101,17 +114,30 @@ class Plan {
   // plan it hands out. O(entries + item range) (a sort of the entries when
   // item ids are sparse).
   void FillPieceOffsets();
-  bool has_piece_offsets() const { return piece_offsets_.size() == items_.size(); }
+  bool has_piece_offsets() const {
+    return whole_items_ || piece_offsets_.size() == items_.size();
+  }
   // Needs has_piece_offsets().
   absl::Span<const int64_t> group_piece_offsets(size_t g) const {
-    return absl::MakeConstSpan(piece_offsets_).subspan(offsets_[g], offsets_[g + 1] - offsets_[g]);
+    const size_t size = static_cast<size_t>(offsets_[g + 1] - offsets_[g]);
+    if (whole_items_) return absl::MakeConstSpan(piece_offsets_).first(size);
+    return absl::MakeConstSpan(piece_offsets_).subspan(offsets_[g], size);
   }
   int64_t group_real_tokens(size_t g) const { return real_tokens_[g]; }
-  int64_t group_computed_tokens(size_t g) const { return computed_tokens_[g]; }
+  int64_t group_computed_tokens(size_t g) const {
+    return computed_tokens_.empty() ? real_tokens_[g] : computed_tokens_[g];
+  }
   double group_cost(size_t g) const { return costs_[g]; }
-  bool has_slots() const { return !ranks_.empty(); }
-  int64_t group_rank(size_t g) const { return ranks_[g]; }
-  int64_t group_slot(size_t g) const { return slots_[g]; }
+  bool has_slots() const { return slots_per_rank_ > 0 || !ranks_.empty(); }
+  // The grid's ranks are consecutive runs of slots_per_rank groups.
+  bool has_slot_grid() const { return slots_per_rank_ > 0; }
+  int64_t slots_per_rank() const { return slots_per_rank_; }
+  int64_t group_rank(size_t g) const {
+    return slots_per_rank_ > 0 ? static_cast<int64_t>(g) / slots_per_rank_ : ranks_[g];
+  }
+  int64_t group_slot(size_t g) const {
+    return slots_per_rank_ > 0 ? static_cast<int64_t>(g) % slots_per_rank_ : slots_[g];
+  }
   absl::Span<const double> group_costs() const { return costs_; }
 
   std::vector<int64_t>& deferred() { return deferred_; }
@@ -126,12 +152,16 @@ class Plan {
   std::vector<int64_t> offsets_;
   std::vector<int64_t> items_;
   std::vector<int64_t> tokens_;
-  std::vector<int64_t> piece_offsets_;  // empty until set or filled
+  // Empty until set or filled; with whole_items_, zeros as long as the
+  // largest group, shared by every group.
+  std::vector<int64_t> piece_offsets_;
+  bool whole_items_ = false;
   std::vector<int64_t> real_tokens_;
-  std::vector<int64_t> computed_tokens_;
+  std::vector<int64_t> computed_tokens_;  // empty: equal to real_tokens_
   std::vector<double> costs_;
   std::vector<int64_t> ranks_;
   std::vector<int64_t> slots_;
+  int64_t slots_per_rank_ = 0;  // > 0: the slot grid, ranks_ and slots_ empty
   std::vector<int64_t> deferred_;
   std::vector<int64_t> dropped_;
   PlanMetrics metrics_;
