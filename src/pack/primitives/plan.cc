@@ -206,8 +206,7 @@ void ComputeGridRankMetrics(Plan& plan, double largest_item_cost) {
       slot_total += cost[r * slots + s];
       largest = std::max(largest, cost[r * slots + s]);
     }
-    const double balance =
-        largest <= 0 ? 1.0 : slot_total / static_cast<double>(ranks) / largest;
+    const double balance = largest <= 0 ? 1.0 : slot_total / static_cast<double>(ranks) / largest;
     m.worst_slot_balance = std::min(m.worst_slot_balance, balance);
   }
 }

@@ -114,9 +114,7 @@ class Plan {
   // plan it hands out. O(entries + item range) (a sort of the entries when
   // item ids are sparse).
   void FillPieceOffsets();
-  bool has_piece_offsets() const {
-    return whole_items_ || piece_offsets_.size() == items_.size();
-  }
+  bool has_piece_offsets() const { return whole_items_ || piece_offsets_.size() == items_.size(); }
   // Needs has_piece_offsets().
   absl::Span<const int64_t> group_piece_offsets(size_t g) const {
     const size_t size = static_cast<size_t>(offsets_[g + 1] - offsets_[g]);

@@ -1,8 +1,10 @@
 #include "pack/primitives/plan.h"
 
+#include <cstdint>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "util/random.h"
 
 namespace flopspack::pack {
 namespace {
@@ -100,6 +102,112 @@ TEST(PlanTest, RankMetrics) {
   EXPECT_DOUBLE_EQ(m.rank_balance_efficiency, 1);
   EXPECT_DOUBLE_EQ(m.worst_slot_balance, 1.5 / 2);  // slot 0: {1, 2}
   EXPECT_DOUBLE_EQ(m.rank_lower_bound, 4);
+}
+
+// A step-shaped plan: R x M groups, group g of rank g / M, slot g % M,
+// random costs (ties and zeros included) and 0-5 whole items per group.
+Plan RandomStepPlan(int64_t ranks, int64_t slots, uint64_t seed) {
+  util::Rng rng(seed);
+  std::vector<int64_t> offsets{0}, items, tokens, real, computed;
+  std::vector<double> costs;
+  int64_t next_item = 0;
+  for (int64_t g = 0; g < ranks * slots; ++g) {
+    const int64_t count = static_cast<int64_t>(rng.Uniform() * 6);
+    int64_t sum = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      items.push_back(next_item++);
+      tokens.push_back(1 + static_cast<int64_t>(rng.Uniform() * 100));
+      sum += tokens.back();
+    }
+    offsets.push_back(static_cast<int64_t>(items.size()));
+    real.push_back(sum);
+    const double u = rng.Uniform();
+    costs.push_back(u < 0.1 ? 0.0 : u < 0.2 ? 1.0 : u * 1e6);
+  }
+  Plan plan;
+  plan.SetUnpaddedGroups(offsets, items, tokens, real, costs);
+  return plan;
+}
+
+TEST(PlanTest, SlotGridEqualsExplicitSlots) {
+  for (const auto& [ranks, slots] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 1}, {1, 4}, {7, 3}, {64, 8}}) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      Plan grid = RandomStepPlan(ranks, slots, seed);
+      Plan listed = grid;
+      grid.SetSlotGrid(slots);
+      std::vector<int64_t> rank_of, slot_of;
+      for (int64_t g = 0; g < ranks * slots; ++g) {
+        rank_of.push_back(g / slots);
+        slot_of.push_back(g % slots);
+      }
+      listed.SetSlots(rank_of, slot_of);
+      ASSERT_TRUE(grid.has_slots());
+      ASSERT_TRUE(grid.has_slot_grid());
+      EXPECT_FALSE(listed.has_slot_grid());
+      for (size_t g = 0; g < grid.group_count(); ++g) {
+        EXPECT_EQ(grid.group_rank(g), listed.group_rank(g));
+        EXPECT_EQ(grid.group_slot(g), listed.group_slot(g));
+      }
+      // The grid's metrics take another path (no per-rank or per-slot
+      // arrays): the same sums in the same order, so the same bits.
+      ComputeRankMetrics(grid, ranks, slots, 3.0);
+      ComputeRankMetrics(listed, ranks, slots, 3.0);
+      const PlanMetrics& a = grid.metrics();
+      const PlanMetrics& b = listed.metrics();
+      EXPECT_EQ(a.max_rank_cost, b.max_rank_cost);
+      EXPECT_EQ(a.mean_rank_cost, b.mean_rank_cost);
+      EXPECT_EQ(a.rank_balance_efficiency, b.rank_balance_efficiency);
+      EXPECT_EQ(a.rank_lower_bound, b.rank_lower_bound);
+      EXPECT_EQ(a.rank_gap_to_lower_bound, b.rank_gap_to_lower_bound);
+      EXPECT_EQ(a.worst_slot_balance, b.worst_slot_balance);
+      EXPECT_LE(a.worst_slot_balance, 1.0);
+    }
+  }
+  // Explicit slots replace a grid.
+  Plan plan = RandomStepPlan(2, 2, 9);
+  plan.SetSlotGrid(2);
+  plan.SetSlots({1, 1, 0, 0}, {0, 1, 0, 1});
+  EXPECT_FALSE(plan.has_slot_grid());
+  EXPECT_EQ(plan.group_rank(0), 1);
+}
+
+TEST(PlanTest, UnpaddedGroupsComputeTheirRealTokens) {
+  Plan plan = RandomStepPlan(5, 3, 4);
+  for (size_t g = 0; g < plan.group_count(); ++g) {
+    int64_t sum = 0;
+    for (int64_t t : plan.group_tokens(g)) sum += t;
+    EXPECT_EQ(plan.group_real_tokens(g), sum);
+    EXPECT_EQ(plan.group_computed_tokens(g), sum);
+  }
+  ComputeGroupMetrics(plan, 100, 0.0, 1000);
+  EXPECT_EQ(plan.metrics().real_tokens, plan.metrics().computed_tokens);
+  EXPECT_EQ(plan.metrics().padding_efficiency, 1.0);
+}
+
+TEST(PlanTest, WholeItemOffsetsEqualTheFilledOnes) {
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    Plan whole = RandomStepPlan(9, 4, seed);
+    Plan filled = whole;
+    whole.SetWholeItemOffsets();
+    filled.FillPieceOffsets();
+    ASSERT_TRUE(whole.has_piece_offsets());
+    for (size_t g = 0; g < whole.group_count(); ++g) {
+      const absl::Span<const int64_t> view = whole.group_piece_offsets(g);
+      ASSERT_EQ(view.size(), whole.group_items(g).size());
+      EXPECT_EQ(std::vector<int64_t>(view.begin(), view.end()),
+                std::vector<int64_t>(filled.group_piece_offsets(g).begin(),
+                                     filled.group_piece_offsets(g).end()));
+    }
+    // Offsets set afterwards replace the view.
+    int64_t entries = 0;
+    for (size_t g = 0; g < whole.group_count(); ++g) entries += whole.group_items(g).size();
+    std::vector<int64_t> ones(static_cast<size_t>(entries), 1);
+    whole.SetPieceOffsets(ones);
+    for (size_t g = 0; g < whole.group_count(); ++g) {
+      for (int64_t o : whole.group_piece_offsets(g)) EXPECT_EQ(o, 1);
+    }
+  }
 }
 
 }  // namespace
