@@ -9,6 +9,7 @@
 
 #include "pack/planner/planner_documents.h"
 #include "pack/primitives/cost_order.h"
+#include "util/vector_pool.h"
 
 namespace flopspack::pack {
 namespace {
@@ -40,7 +41,11 @@ struct SortKey {
 };
 
 // Sorts v ascending by key(x), keys distinct (lo is an index), so the result
-// is the one order any sort gives. A stable LSD radix sort on 8-bit digits
+// is the one order any sort gives. For the orders that are not src/pack's
+// cost order (ranks by total ascending, a slot's entries heaviest first
+// with ties to the higher index); heaviest first with ties by index is
+// CostDescendingOrder's (pack/primitives/cost_order.h), which the banding,
+// the flow's donors and BandSlotsAndSum call. A stable LSD radix sort on 8-bit digits
 // (lo's four, then hi's eight; lo's skipped when the input is in lo order
 // already, as (cost, index) pairs built in index order are; histograms in
 // one sweep, a digit the same for every element skipped) from 256 elements
@@ -114,11 +119,6 @@ void SortByKey(std::vector<T>& v, KeyOf key_of) {
   for (size_t i = 0; i < n; ++i) sorted.push_back(v[keys[i].at]);
   v.swap(sorted);
 }
-
-// (cost, index) pairs: cost descending, ties by index ascending.
-constexpr auto HeaviestFirst = [](const std::pair<double, int32_t>& p) {
-  return SortKey{~Ordered(p.first), static_cast<uint32_t>(p.second)};
-};
 
 // An item of a microbatch with its cost and length, so that the searches
 // read one list, not the whole item arrays at random.
@@ -255,18 +255,16 @@ class SlotSearch {
   // Slot j = the j-th band of R microbatches by cost, heaviest first.
   void Band() {
     const int64_t cells = r_ * m_;
-    // (cost, microbatch) pairs sorted directly: comparing indices through
-    // cost_ was a cache miss per comparison.
-    std::vector<std::pair<double, int32_t>> order(cells);
-    for (int64_t c = 0; c < cells; ++c) order[c] = {cost_[c], static_cast<int32_t>(c)};
-    SortByKey(order, HeaviestFirst);
+    // Heaviest first, ties by microbatch index: src/pack's one cost order.
+    std::vector<int32_t> order = CostDescendingOrder(cost_);
+    util::GiveBackOnExit give_back(order);
     std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
     light0_valid_ = false;
     // Each band's heaps start from its order, heaviest first (nearly a
     // max-heap already) and reversed (nearly a min-heap), then heapified:
     // O(R) per slot.
     for (int64_t p = 0; p < cells; ++p) {
-      const int32_t c = order[p].second;
+      const int32_t c = order[p];
       const int64_t j = p / r_, k = p % r_;
       slot_[c] = static_cast<int32_t>(j);
       maxs_[p] = {cost_[c], c};
@@ -352,12 +350,18 @@ class SlotSearch {
       for (int64_t j = 1; j < m_; ++j) outside += slot_total_[j];
       const double room0 = static_cast<double>(r_) * ceiling - slot_total_[0];
       const double level = std::max(0.0, (outside - room0) / static_cast<double>(r_ * (m_ - 1)));
-      std::vector<std::pair<double, int32_t>> donors;
+      // The donors in index order, then heaviest first (ties by index).
+      std::vector<int32_t> donor_cells;
+      std::vector<double> donor_costs;
       for (int64_t c = 0; c < r_ * m_; ++c) {
-        if (slot_[c] != 0 && cost_[c] > level)
-          donors.push_back({cost_[c], static_cast<int32_t>(c)});
+        if (slot_[c] != 0 && cost_[c] > level) {
+          donor_cells.push_back(static_cast<int32_t>(c));
+          donor_costs.push_back(cost_[c]);
+        }
       }
-      SortByKey(donors, HeaviestFirst);
+      std::vector<int32_t> donors = CostDescendingOrder(donor_costs);
+      util::GiveBackOnExit give_back(donors);
+      for (int32_t& d : donors) d = donor_cells[d];
       bool progress = false;
       // The gives land on the heaviest donors: past the first third or so
       // of them almost every donor finds nothing, each after a full scan of
@@ -374,8 +378,8 @@ class SlotSearch {
         // The next donor's item list, a cache miss otherwise (the lists
         // lie all over the item array, in microbatch order): fetched while
         // this donor scans.
-        if (k + 1 < donors.size()) items_.Prefetch(donors[k + 1].second);
-        const bool gave = Give(donors[k].second, level, ceiling);
+        if (k + 1 < donors.size()) items_.Prefetch(donors[k + 1]);
+        const bool gave = Give(donors[k], level, ceiling);
         idle = gave ? 0 : idle + 1;
         progress = gave || progress;
       }
@@ -813,8 +817,11 @@ std::vector<int32_t> BandSlotsAndSum(absl::Span<const double> costs, const SlotB
   }
   // Bands: heaviest first, ties to the lower microbatch index.
   std::vector<std::pair<double, int32_t>> order(cells);
-  for (int64_t c = 0; c < cells; ++c) order[c] = {cost[c], static_cast<int32_t>(c)};
-  SortByKey(order, HeaviestFirst);
+  {
+    std::vector<int32_t> by_cost = CostDescendingOrder(cost);
+    for (int64_t p = 0; p < cells; ++p) order[p] = {cost[by_cost[p]], by_cost[p]};
+    util::Recycle(by_cost);
+  }
   // Each band, heaviest first (ties to the higher index, the order the
   // search's Assign gives), to the ranks lightest so far.
   std::vector<int32_t> cell_to(cells);
