@@ -804,19 +804,18 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   std::vector<int64_t> mb_doc = util::LargeVector<int64_t>(placed);
   std::vector<int64_t> plan_tokens = util::LargeVector<int64_t>(placed);
   double largest_item = 0;
-  {
-    std::vector<int64_t> fill = util::PooledReserved<int64_t>(groups);
-    fill.assign(start.begin(), start.end() - 1);
-    util::GiveBackOnExit give_back_fill(fill);
-    for (size_t i = 0; i < items.size(); ++i) {
-      const int32_t w = items.where[i];
-      if (w < 0) continue;
-      const int64_t at = fill[w]++;
-      mb_doc[at] = items.doc[i];
-      plan_tokens[at] = items.tokens[i];
-      largest_item = std::max(largest_item, costs[i]);
-    }
+  // start[w] is microbatch w's cursor during the scatter (it then ends w):
+  // shifted back after.
+  for (size_t i = 0; i < items.size(); ++i) {
+    const int32_t w = items.where[i];
+    if (w < 0) continue;
+    const int64_t at = start[w]++;
+    mb_doc[at] = items.doc[i];
+    plan_tokens[at] = items.tokens[i];
+    largest_item = std::max(largest_item, costs[i]);
   }
+  for (int64_t g = groups; g > 0; --g) start[g] = start[g - 1];
+  start[0] = 0;
   std::vector<double> mb_cost = util::PooledVector<double>(groups);
   // The scratch goes back to the caller's vector pool, if any
   // (util/vector_pool.h), on every way out from here.
@@ -858,13 +857,16 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     return sum.status();
   }
 
-  // The plan's CSR in slot order, written once, over the scatter's arrays.
-  // The plan's arrays: a context's plans give them back when destroyed.
-  // Group g of the plan is slot g % m of rank g / m (Plan::SetSlotGrid),
-  // and a microbatch computes its real tokens (no padding).
-  std::vector<int64_t> offsets = util::PooledVector<int64_t>(groups + 1, 0);
+  // The plan's CSR in slot order, written once, over the scatter's arrays:
+  // items over mb_doc, tokens over plan_tokens, offsets over start, costs
+  // over mb_cost, rank by rank (a rank's groups are one contiguous range in
+  // group and in slot order) through buffers of one rank's documents,
+  // tokens, m + 1 starts and m costs, so a first call faults in no array
+  // for them. The plan's arrays: a context's plans give them back when
+  // destroyed. Group g of the plan is slot g % m of rank g / m
+  // (Plan::SetSlotGrid), and a microbatch computes its real tokens (no
+  // padding).
   std::vector<int64_t> real_tokens = util::PooledVector<int64_t>(groups);
-  std::vector<double> plan_costs = util::PooledVector<double>(groups);
   size_t at = 0;
   // Under MICROBATCH the planner chose the slots: the order permutes whole
   // slots (by their total cost), the same for every rank.
@@ -899,39 +901,43 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   }
   std::vector<int64_t> rank_docs = util::PooledVector<int64_t>(widest_rank);
   std::vector<int64_t> rank_tokens = util::PooledVector<int64_t>(widest_rank);
+  std::vector<int64_t> rank_starts(m + 1);
+  std::vector<double> rank_costs(m);
   util::GiveBackOnExit give_back_rank_buffers(rank_docs, rank_tokens);
   std::vector<int64_t>& plan_items = mb_doc;
+  std::vector<int64_t>& offsets = start;
+  std::vector<int32_t> perm;
   for (int64_t rank = 0; rank < r; ++rank) {
-    const int64_t rank_start = start[rank * m];
-    std::copy(mb_doc.begin() + rank_start, mb_doc.begin() + start[(rank + 1) * m],
-              rank_docs.begin());
-    std::copy(plan_tokens.begin() + rank_start, plan_tokens.begin() + start[(rank + 1) * m],
+    std::copy(start.begin() + rank * m, start.begin() + (rank + 1) * m + 1, rank_starts.begin());
+    std::copy(mb_cost.begin() + rank * m, mb_cost.begin() + (rank + 1) * m, rank_costs.begin());
+    const int64_t rank_start = rank_starts[0];
+    std::copy(mb_doc.begin() + rank_start, mb_doc.begin() + rank_starts[m], rank_docs.begin());
+    std::copy(plan_tokens.begin() + rank_start, plan_tokens.begin() + rank_starts[m],
               rank_tokens.begin());
-    std::vector<int32_t> perm;
     if (SlotBalanced(o)) {
       perm = slot_perm;
     } else if (!rank_perms.empty()) {
       perm.assign(rank_perms.begin() + rank * m, rank_perms.begin() + (rank + 1) * m);
     } else {
-      perm = OrderSlots(absl::MakeConstSpan(mb_cost).subspan(rank * m, m), o.ordering);
+      perm = OrderSlots(rank_costs, o.ordering);
     }
     for (int64_t slot = 0; slot < m; ++slot) {
-      const int64_t g = rank * m + perm[slot];
+      const int64_t k = perm[slot];  // the group's index within the rank
       const int64_t position = rank * m + slot;
       int64_t real = 0;
-      for (int64_t p = start[g]; p < start[g + 1]; ++p) {
+      for (int64_t p = rank_starts[k]; p < rank_starts[k + 1]; ++p) {
         plan_items[at] = id_of(rank_docs[p - rank_start]);
         plan_tokens[at] = rank_tokens[p - rank_start];
         real += plan_tokens[at++];
       }
       offsets[position + 1] = static_cast<int64_t>(at);
       real_tokens[position] = real;
-      plan_costs[position] = mb_cost[g];
+      mb_cost[position] = rank_costs[k];
     }
   }
   Plan plan;
   plan.SetUnpaddedGroups(std::move(offsets), std::move(plan_items), std::move(plan_tokens),
-                         std::move(real_tokens), std::move(plan_costs));
+                         std::move(real_tokens), std::move(mb_cost));
   plan.SetSlotGrid(m);
   ComputeGroupMetrics(plan, static_cast<uint64_t>(n), largest_item, cap);
   ComputeRankMetrics(plan, static_cast<uint64_t>(r), static_cast<uint64_t>(m), largest_item);
