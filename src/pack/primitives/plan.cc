@@ -22,18 +22,14 @@ void Plan::AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> t
 void Plan::SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
                      std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
                      std::vector<double> costs) {
-  offsets_ = std::move(offsets);
-  items_ = std::move(items);
-  tokens_ = std::move(tokens);
-  computed_tokens_ = std::move(computed_tokens);
-  costs_ = std::move(costs);
-  const size_t groups = offsets_.size() - 1;
-  real_tokens_ = util::PooledVector<int64_t>(groups, 0);
+  const size_t groups = offsets.size() - 1;
+  std::vector<int64_t> real_tokens = util::PooledVector<int64_t>(groups, 0);
   for (size_t g = 0; g < groups; ++g) {
-    int64_t real = 0;
-    for (int64_t i = offsets_[g]; i < offsets_[g + 1]; ++i) real += tokens_[i];
-    real_tokens_[g] = real;
+    for (int64_t i = offsets[g]; i < offsets[g + 1]; ++i) real_tokens[g] += tokens[i];
   }
+  SetUnpaddedGroups(std::move(offsets), std::move(items), std::move(tokens), std::move(real_tokens),
+                    std::move(costs));
+  computed_tokens_ = std::move(computed_tokens);
 }
 
 void Plan::SetUnpaddedGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
