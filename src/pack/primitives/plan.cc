@@ -126,15 +126,24 @@ absl::Status CheckGroupCostSum(const Plan& plan, absl::string_view what) {
   return util::CheckedCostSum(what, plan.group_costs()).status();
 }
 
+namespace {
+
+// mean / largest of `count` values that sum to `total` (1 for none, or none
+// positive): BalanceEfficiency's arithmetic, for callers that sum as they go.
+double EfficiencyOf(double total, size_t count, double largest) {
+  if (count == 0 || largest <= 0) return 1.0;
+  return total / static_cast<double>(count) / largest;
+}
+
+}  // namespace
+
 double BalanceEfficiency(absl::Span<const double> values) {
-  if (values.empty()) return 1.0;
   double total = 0, largest = 0;
   for (double v : values) {
     total += v;
     largest = std::max(largest, v);
   }
-  if (largest <= 0) return 1.0;
-  return total / static_cast<double>(values.size()) / largest;
+  return EfficiencyOf(total, values.size(), largest);
 }
 
 void ComputeGroupMetrics(Plan& plan, uint64_t num_items, double largest_item_cost,
@@ -191,8 +200,7 @@ void ComputeGridRankMetrics(Plan& plan, double largest_item_cost) {
     m.max_rank_cost = std::max(m.max_rank_cost, rank_cost);
   }
   m.mean_rank_cost = ranks ? total / static_cast<double>(ranks) : 0;
-  // BalanceEfficiency(rank costs): total / ranks / largest, 1 when all zero.
-  m.rank_balance_efficiency = m.max_rank_cost <= 0 ? 1.0 : m.mean_rank_cost / m.max_rank_cost;
+  m.rank_balance_efficiency = EfficiencyOf(total, ranks, m.max_rank_cost);
   m.rank_lower_bound = std::max(m.mean_rank_cost, largest_item_cost);
   m.rank_gap_to_lower_bound = m.rank_lower_bound > 0 ? m.max_rank_cost / m.rank_lower_bound - 1 : 0;
   m.worst_slot_balance = 1.0;
@@ -202,8 +210,7 @@ void ComputeGridRankMetrics(Plan& plan, double largest_item_cost) {
       slot_total += cost[r * slots + s];
       largest = std::max(largest, cost[r * slots + s]);
     }
-    const double balance = largest <= 0 ? 1.0 : slot_total / static_cast<double>(ranks) / largest;
-    m.worst_slot_balance = std::min(m.worst_slot_balance, balance);
+    m.worst_slot_balance = std::min(m.worst_slot_balance, EfficiencyOf(slot_total, ranks, largest));
   }
 }
 
