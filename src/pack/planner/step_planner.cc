@@ -789,11 +789,7 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
 
   // Microbatches as CSR over items, in item order: one pass over the items
   // scatters them to their microbatch, so everything after reads each
-  // microbatch from contiguous memory. The tokens are scattered straight
-  // into the plan's token array (microbatches in group order; each rank's
-  // are permuted to slot order in place when the plan is written, a rank's
-  // groups being one contiguous range in both orders): a first call then
-  // zeroes one placed-sized array fewer.
+  // microbatch from contiguous memory. Its arrays become the plan's (below).
   const int64_t groups = r * m;
   std::vector<int64_t> start = util::PooledVector<int64_t>(groups + 1, 0);
   for (int32_t w : items.where) {
@@ -892,9 +888,8 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     }
     rank_perms = OrderReplicasForPipeline(mb_cost, r, m, o.pipeline_stages, rank_perms);
   }
-  // A rank's documents and tokens in group order while they are rewritten
-  // in slot order, in place: the scatter's document array becomes the
-  // plan's items (a first call zeroes one placed-sized array fewer).
+  // One rank's documents, tokens, starts and costs in group order while
+  // they are rewritten in slot order.
   int64_t widest_rank = 0;
   for (int64_t rank = 0; rank < r; ++rank) {
     widest_rank = std::max(widest_rank, start[(rank + 1) * m] - start[rank * m]);
@@ -906,7 +901,7 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   util::GiveBackOnExit give_back_rank_buffers(rank_docs, rank_tokens);
   std::vector<int64_t>& plan_items = mb_doc;
   std::vector<int64_t>& offsets = start;
-  std::vector<int32_t> perm;
+  std::vector<int32_t> ordered;  // a rank's own slot order
   for (int64_t rank = 0; rank < r; ++rank) {
     std::copy(start.begin() + rank * m, start.begin() + (rank + 1) * m + 1, rank_starts.begin());
     std::copy(mb_cost.begin() + rank * m, mb_cost.begin() + (rank + 1) * m, rank_costs.begin());
@@ -914,12 +909,14 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     std::copy(mb_doc.begin() + rank_start, mb_doc.begin() + rank_starts[m], rank_docs.begin());
     std::copy(plan_tokens.begin() + rank_start, plan_tokens.begin() + rank_starts[m],
               rank_tokens.begin());
+    absl::Span<const int32_t> perm;
     if (SlotBalanced(o)) {
       perm = slot_perm;
     } else if (!rank_perms.empty()) {
-      perm.assign(rank_perms.begin() + rank * m, rank_perms.begin() + (rank + 1) * m);
+      perm = absl::MakeConstSpan(rank_perms).subspan(rank * m, m);
     } else {
-      perm = OrderSlots(rank_costs, o.ordering);
+      ordered = OrderSlots(rank_costs, o.ordering);
+      perm = ordered;
     }
     for (int64_t slot = 0; slot < m; ++slot) {
       const int64_t k = perm[slot];  // the group's index within the rank
