@@ -40,6 +40,15 @@
 
 namespace flopspack::util {
 
+// A 64-bit word whose default construction leaves it unwritten, so that a
+// std::vector of them grows (resize) without zeroing what it adds: the
+// storage of the scratch arena's blocks (scratch_arena.h), whose arrays are
+// written whole when carved.
+struct UninitializedWord {
+  UninitializedWord() {}  // leaves bits unwritten, deliberately
+  uint64_t bits;
+};
+
 class VectorPool {
  public:
   // More than the large buffers one step plan uses at once; beyond it the
@@ -183,10 +192,11 @@ class VectorPool {
   const bool huge_pages_;
   size_t bytes_ = 0;
   // One list per element type the planner's buffers use (int64_t, double,
-  // int32_t, uint64_t, uint32_t; uint64_t is also size_t here).
+  // int32_t, uint64_t, uint32_t; uint64_t is also size_t here) and the
+  // scratch arena's blocks.
   std::tuple<std::vector<std::vector<int64_t>>, std::vector<std::vector<double>>,
              std::vector<std::vector<int32_t>>, std::vector<std::vector<uint64_t>>,
-             std::vector<std::vector<uint32_t>>>
+             std::vector<std::vector<uint32_t>>, std::vector<std::vector<UninitializedWord>>>
       lists_;
 };
 

@@ -9,6 +9,7 @@
 #include "pack/primitives/cost_order.h"
 #include "pack/primitives/refine.h"
 #include "util/large_buffer.h"
+#include "util/scratch_arena.h"
 #include "util/vector_pool.h"
 
 namespace flopspack::pack {
@@ -30,12 +31,12 @@ class RankTree {
     double cost;
     int32_t rank;
   };
-  explicit RankTree(int32_t num_ranks) : live_(num_ranks) {
+  // Its nodes are carved from `scratch` (64-byte aligned, as the 128-bit
+  // loads want at least 16).
+  RankTree(int32_t num_ranks, util::ScratchArena& scratch) : live_(num_ranks) {
     while (leaves_ < static_cast<size_t>(num_ranks)) leaves_ *= 2;
     // Two words per node: node i at [2i, 2i + 2), leaves at leaves_ + r.
-    storage_ = util::PooledVector<uint64_t>(4 * leaves_ + 2);
-    // 16-byte alignment for the 128-bit loads (the allocator's is 16).
-    tree_ = storage_.data() + (reinterpret_cast<uintptr_t>(storage_.data()) % 16 == 0 ? 0 : 1);
+    tree_ = scratch.Array<uint64_t>(4 * leaves_).data();
     // All costs start at 0: leaf r is (0, r); slots past the last rank are
     // heavier than any rank. Then every match, bottom up.
     for (size_t r = 0; r < leaves_; ++r) {
@@ -44,7 +45,6 @@ class RankTree {
     }
     for (size_t i = leaves_ - 1; i >= 1; --i) Store(i, std::min(Load(2 * i), Load(2 * i + 1)));
   }
-  ~RankTree() { util::Recycle(storage_); }
   RankTree(const RankTree&) = delete;
   RankTree& operator=(const RankTree&) = delete;
 
@@ -96,7 +96,6 @@ class RankTree {
       Store(i, key);
     }
   }
-  std::vector<uint64_t> storage_;
   uint64_t* tree_;
   size_t leaves_ = 1;
   int32_t live_;
@@ -143,19 +142,25 @@ std::vector<int32_t> PlanSortedDocuments(SortedItems sorted, const DocumentPlanO
   }
   size_t step = shortest.size() - 1;  // the entry for the current k + 1
 
-  std::vector<int64_t> tokens = util::PooledVector<int64_t>(microbatches, 0);
+  // The per-rank and per-microbatch tables from a scratch arena (one
+  // huge page for all of them: util/scratch_arena.h; raw pointers, which
+  // the placement loop indexes without absl::Span's hardened bounds
+  // checks), the per-item arrays from the caller's vector pool, if any
+  // (util/vector_pool.h).
+  util::ScratchArena scratch;
+  int64_t* const tokens = scratch.Array<int64_t>(microbatches, 0).data();
   std::vector<int32_t> where = util::PooledVector<int32_t>(n, -1);
-  std::vector<double> rank_cost = util::PooledVector<double>(num_ranks, 0.0);
+  double* const rank_cost = scratch.Array<double>(num_ranks, 0.0).data();
 
   // Phase 1: LPT under the cap. `heap` holds the ranks whose roomiest
   // microbatch fits the current item, lightest on top; the others wait in
   // `parked`, roomiest on top, and return when the items get short enough.
   // For monotone cost models items come longest first, so each rank moves
   // between the two O(1) times per placement: O(n log R) in all.
-  std::vector<int64_t> max_free = util::PooledVector<int64_t>(num_ranks, cap);
-  // Scratch back to the caller's vector pool, if any (util/vector_pool.h).
-  util::GiveBackOnExit give_back(order, len, cost, tokens, where, rank_cost, max_free);
-  RankTree heap(num_ranks);
+  int64_t* const max_free = scratch.Array<int64_t>(num_ranks, cap).data();
+  // Scratch back to the caller's vector pool, if any.
+  util::GiveBackOnExit give_back(order, len, cost, where);
+  RankTree heap(num_ranks, scratch);
   auto roomier = [&](int32_t a, int32_t b) {  // std max-heap on (room, -rank)
     return max_free[a] < max_free[b] || (max_free[a] == max_free[b] && a > b);
   };
@@ -175,7 +180,7 @@ std::vector<int32_t> PlanSortedDocuments(SortedItems sorted, const DocumentPlanO
     }
     if (heap.empty()) continue;  // fits nowhere: unplaced
     const int32_t r = heap.Top().rank;
-    int64_t* mb_tokens = tokens.data() + static_cast<size_t>(r) * m;
+    int64_t* mb_tokens = tokens + static_cast<size_t>(r) * m;
     // Best fit: the microbatch with the least room that still fits. The
     // first fitting one seeds the search (a sentinel of INT64_MAX would
     // never be beaten by an empty microbatch under cap = INT64_MAX); one
@@ -203,7 +208,7 @@ std::vector<int32_t> PlanSortedDocuments(SortedItems sorted, const DocumentPlanO
     }
   }
   if (stats != nullptr) {
-    stats->max_rank_cost_after_lpt = *std::max_element(rank_cost.begin(), rank_cost.end());
+    stats->max_rank_cost_after_lpt = *std::max_element(rank_cost, rank_cost + num_ranks);
   }
 
   // Phase 2: refinement between the heaviest and the lightest ranks.
@@ -233,8 +238,8 @@ std::vector<int32_t> PlanSortedDocuments(SortedItems sorted, const DocumentPlanO
     refine.stop_at = target;
     refine.candidates = options.light_candidates;
     refine.monotone = monotone;
-    const int64_t moves = RefineSlots(len, cost, refine, absl::MakeSpan(rank_cost),
-                                      absl::MakeSpan(tokens), absl::MakeSpan(where))
+    const int64_t moves = RefineSlots(len, cost, refine, absl::MakeSpan(rank_cost, num_ranks),
+                                      absl::MakeSpan(tokens, microbatches), absl::MakeSpan(where))
                               .steps;
     if (stats != nullptr) stats->moves = moves;
   }

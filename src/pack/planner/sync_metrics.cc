@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pack/planner/pipeline_schedule.h"
+#include "util/scratch_arena.h"
 
 namespace flopspack::pack {
 
@@ -36,8 +37,10 @@ void ComputeSyncMetrics(Plan& plan, int64_t pipeline_stages, const SyncBoundInpu
   const int64_t r = static_cast<int64_t>(m.num_ranks);
   const int64_t mb = static_cast<int64_t>(m.microbatches_per_rank);
   if (r < 1 || mb < 1 || !plan.has_slots()) return;
-  // Slot-major costs: cost[j * r + rank].
-  std::vector<double> cost(r * mb, 0.0);
+  // Slot-major costs: cost[j * r + rank] (from a scratch arena: the
+  // planner's scratch pages, util/scratch_arena.h).
+  util::ScratchArena scratch;
+  absl::Span<double> cost = scratch.Array<double>(static_cast<size_t>(r * mb), 0.0);
   for (size_t g = 0; g < plan.group_count(); ++g) {
     cost[plan.group_slot(g) * r + plan.group_rank(g)] += plan.group_cost(g);
   }

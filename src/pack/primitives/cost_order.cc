@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "util/large_buffer.h"
+#include "util/scratch_arena.h"
 #include "util/vector_pool.h"
 
 namespace flopspack::pack {
@@ -25,10 +26,12 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
   const size_t buckets = size_t{1} << digit_bits;
   const uint64_t mask = buckets - 1;
   const int passes = 64 / digit_bits;
-  // Scratch from the caller's vector pool, if any (util/vector_pool.h).
+  // Scratch from the caller's vector pool, if any (util/vector_pool.h);
+  // the counters from a scratch arena (util/scratch_arena.h).
+  util::ScratchArena scratch;
   std::vector<uint64_t> key = util::PooledVector<uint64_t>(n);
   std::vector<uint64_t> key_tmp = util::PooledVector<uint64_t>(n);
-  std::vector<uint32_t> count = util::PooledVector<uint32_t>(static_cast<size_t>(passes) * buckets);
+  absl::Span<uint32_t> count = scratch.Array<uint32_t>(static_cast<size_t>(passes) * buckets);
   for (size_t i = 0; i < n; ++i) {
     const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0.0
     uint64_t bits;
@@ -37,7 +40,7 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
     for (int p = 0; p < passes; ++p) ++count[p * buckets + ((key[i] >> (p * digit_bits)) & mask)];
   }
   std::vector<int32_t> order_tmp = util::PooledVector<int32_t>(n);
-  util::GiveBackOnExit give_back(key, key_tmp, count, order_tmp);
+  util::GiveBackOnExit give_back(key, key_tmp, order_tmp);
   for (int p = 0; p < passes; ++p) {
     const int shift = p * digit_bits;
     uint32_t* start = count.data() + p * buckets;
@@ -66,10 +69,12 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
     return CostDescendingOrder(costs);
   }
   // Stable counting sort on max_length - length: longest first, ties by index.
-  std::vector<int32_t> start = util::PooledVector<int32_t>(static_cast<size_t>(max_length) + 1);
-  util::GiveBackOnExit give_back(start);
+  util::ScratchArena scratch;
+  // A raw pointer: the per-item loops index it without absl::Span's
+  // hardened bounds check.
+  int32_t* const start = scratch.Array<int32_t>(static_cast<size_t>(max_length) + 1).data();
   for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
-  for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  for (int64_t c = 1; c <= max_length; ++c) start[c] += start[c - 1];
   std::vector<int32_t> order = util::PooledVector<int32_t>(n);
   for (size_t i = 0; i < n; ++i) {
     order[start[static_cast<size_t>(max_length - lengths[i])]++] = static_cast<int32_t>(i);
@@ -104,10 +109,10 @@ SortedItems CostDescendingItems(absl::Span<const double> costs, absl::Span<const
     return out;
   }
   // As the overload above: a stable counting sort on max_length - length.
-  std::vector<int32_t> start = util::PooledVector<int32_t>(static_cast<size_t>(max_length) + 1);
-  util::GiveBackOnExit give_back(start);
+  util::ScratchArena scratch;
+  int32_t* const start = scratch.Array<int32_t>(static_cast<size_t>(max_length) + 1).data();
   for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
-  for (size_t c = 1; c < start.size(); ++c) start[c] += start[c - 1];
+  for (int64_t c = 1; c <= max_length; ++c) start[c] += start[c - 1];
   out.order = util::PooledVector<int32_t>(n);
   for (size_t i = 0; i < n; ++i) {
     const int32_t at = start[static_cast<size_t>(max_length - lengths[i])]++;

@@ -46,7 +46,7 @@
 
 #include "absl/types/span.h"
 #include "pack/primitives/group_limits.h"
-#include "util/vector_pool.h"
+#include "util/scratch_arena.h"
 
 namespace flopspack::pack {
 
@@ -131,18 +131,19 @@ struct LocalSearchOptions {
 // Groups ordered by (load, index): the heaviest, and the lightest few in
 // order. Update after a group's load changes. A tournament tree over the
 // groups whose every node holds the least and the greatest (load, index)
-// below it, in flat arrays (from the thread's vector pool, if any): O(k) to
+// below it, in flat arrays (carved from a scratch arena): O(k) to
 // build, O(log k) per update along a path fixed by the group, where an
 // ordered set made k allocations per call. Lightest takes the minimum out
 // count times and puts it back, so it lists exactly what an ordered set's
 // iteration would.
 class LoadOrder {
  public:
-  explicit LoadOrder(absl::Span<const double> loads) {
+  // Its nodes are carved from `scratch` (64-byte aligned, as the 128-bit
+  // keys want at least 16).
+  LoadOrder(absl::Span<const double> loads, util::ScratchArena& scratch) {
     while (leaves_ < loads.size()) leaves_ *= 2;
-    storage_ = util::PooledVector<uint64_t>(8 * leaves_ + 2);
-    // 16-byte alignment for the 128-bit keys (the allocator's is 16).
-    nodes_ = storage_.data() + (reinterpret_cast<uintptr_t>(storage_.data()) % 16 == 0 ? 0 : 1);
+    // Four words per node: (min, max) of node i at [4i, 4i + 4).
+    nodes_ = scratch.Array<uint64_t>(8 * leaves_).data();
     for (size_t g = 0; g < leaves_; ++g) {
       const Key key = g < loads.size() ? Make(loads[g], g) : kGone;
       Store(leaves_ + g, key, g < loads.size() ? key : Key{0});
@@ -151,7 +152,6 @@ class LoadOrder {
       Store(i, std::min(Min(2 * i), Min(2 * i + 1)), std::max(Max(2 * i), Max(2 * i + 1)));
     }
   }
-  ~LoadOrder() { util::Recycle(storage_); }
   LoadOrder(const LoadOrder&) = delete;
   LoadOrder& operator=(const LoadOrder&) = delete;
 
@@ -218,7 +218,6 @@ class LoadOrder {
     }
   }
 
-  std::vector<uint64_t> storage_;
   uint64_t* nodes_ = nullptr;
   size_t leaves_ = 1;
   std::vector<Key> taken_;
@@ -229,9 +228,10 @@ RefineStats LocalSearch(Neighbourhood& n, const LocalSearchOptions& options) {
   RefineStats stats;
   const int32_t k = n.num_groups();
   if (k <= 1 || options.max_steps <= 0) return stats;
-  std::vector<double> loads(static_cast<size_t>(k));
+  util::ScratchArena scratch;
+  absl::Span<double> loads = scratch.Array<double>(static_cast<size_t>(k));
   for (int32_t g = 0; g < k; ++g) loads[g] = n.Load(g);
-  LoadOrder order(loads);
+  LoadOrder order(loads, scratch);
   std::vector<int32_t> light;
   while (stats.steps < options.max_steps) {
     const int32_t heavy = order.Heaviest();

@@ -17,6 +17,7 @@
 
 #include "pack/primitives/refine.h"
 #include "util/large_buffer.h"
+#include "util/scratch_arena.h"
 #include "util/vector_pool.h"
 
 namespace flopspack::pack {
@@ -63,17 +64,21 @@ struct Slice {
 // end of the array with double the room.
 class Arena {
  public:
-  // slot[k] = slot of item k (or -1).
+  // slot[k] = slot of item k (or -1). The per-slot and per-item tables are
+  // carved from `scratch` (raw pointers: the search indexes them without
+  // absl::Span's hardened bounds checks).
   Arena(absl::Span<const int32_t> slot, size_t slots, int32_t slots_per_group,
-        absl::Span<const int64_t> lengths, absl::Span<const double> costs)
+        absl::Span<const int64_t> lengths, absl::Span<const double> costs,
+        util::ScratchArena& scratch)
       : lengths_(lengths),
         costs_(costs),
         m_(slots_per_group),
-        head_(util::PooledVector<int32_t>(slots, -1)),
-        next_(util::PooledVector<int32_t>(slot.size())),
-        begin_(util::PooledVector<uint64_t>(slots, kNotFilled)),
-        size_(util::PooledVector<int32_t>(slots, 0)),
-        capacity_(util::PooledVector<int32_t>(slots, 0)) {
+        slots_(slots),
+        head_(scratch.Array<int32_t>(slots, -1).data()),
+        next_(scratch.Array<int32_t>(slot.size()).data()),
+        begin_(scratch.Array<uint64_t>(slots, kNotFilled).data()),
+        size_(scratch.Array<int32_t>(slots, 0).data()),
+        capacity_(scratch.Array<int32_t>(slots, 0).data()) {
     size_t placed = 0;
     for (size_t k = slot.size(); k-- > 0;) {
       const int32_t w = slot[k];
@@ -91,14 +96,7 @@ class Arena {
     words_ = util::PooledRoom<uint64_t>(kWords * room);
     util::AdviseHugePages(words_.data(), kWords * room * sizeof(uint64_t));
   }
-  ~Arena() {
-    util::Recycle(head_);
-    util::Recycle(next_);
-    util::Recycle(begin_);
-    util::Recycle(size_);
-    util::Recycle(capacity_);
-    util::Recycle(words_);
-  }
+  ~Arena() { util::Recycle(words_); }
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -146,7 +144,7 @@ class Arena {
   // Writes the slot of each item of the touched groups into slot (the
   // others' items did not move).
   void Export(absl::Span<int32_t> slot) const {
-    for (size_t s = 0; s < begin_.size(); ++s) {
+    for (size_t s = 0; s < slots_; ++s) {
       if (begin_[s] == kNotFilled) continue;
       const Slice slice = items(static_cast<int32_t>(s));
       for (size_t i = 0; i < slice.size(); ++i) slot[slice[i].item] = static_cast<int32_t>(s);
@@ -164,10 +162,13 @@ class Arena {
   absl::Span<const int64_t> lengths_;
   absl::Span<const double> costs_;
   const int32_t m_;
-  std::vector<int32_t> head_, next_;
+  const size_t slots_;
+  int32_t* const head_;
+  int32_t* const next_;
   std::vector<uint64_t> words_;
-  std::vector<uint64_t> begin_;
-  std::vector<int32_t> size_, capacity_;
+  uint64_t* const begin_;
+  int32_t* const size_;
+  int32_t* const capacity_;
 };
 
 // Swap neighbourhoods enumerate pairs inside one slot; a slot of hundreds
@@ -327,7 +328,8 @@ RefineStats RefineSlots(absl::Span<const int64_t> lengths, absl::Span<const doub
                         absl::Span<int64_t> slot_tokens, absl::Span<int32_t> slot) {
   if (options.num_groups <= 1 || options.max_steps <= 0) return {};
   const size_t slots = static_cast<size_t>(options.num_groups) * options.slots_per_group;
-  Arena arena(slot, slots, options.slots_per_group, lengths, costs);
+  util::ScratchArena scratch;
+  Arena arena(slot, slots, options.slots_per_group, lengths, costs, scratch);
   SlotNeighbourhood neighbourhood(arena, slot_tokens, group_cost, options);
   LocalSearchOptions search;
   search.max_steps = options.max_steps;
