@@ -862,7 +862,6 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
   // destroyed. Group g of the plan is slot g % m of rank g / m
   // (Plan::SetSlotGrid), and a microbatch computes its real tokens (no
   // padding).
-  std::vector<int64_t> real_tokens = util::PooledVector<int64_t>(groups);
   size_t at = 0;
   // Under MICROBATCH the planner chose the slots: the order permutes whole
   // slots (by their total cost), the same for every rank.
@@ -921,20 +920,17 @@ absl::StatusOr<Plan> PlanStepBody(const StepOptions& o, int64_t cp, CpLayout lay
     for (int64_t slot = 0; slot < m; ++slot) {
       const int64_t k = perm[slot];  // the group's index within the rank
       const int64_t position = rank * m + slot;
-      int64_t real = 0;
-      for (int64_t p = rank_starts[k]; p < rank_starts[k + 1]; ++p) {
+      for (int64_t p = rank_starts[k]; p < rank_starts[k + 1]; ++p, ++at) {
         plan_items[at] = id_of(rank_docs[p - rank_start]);
         plan_tokens[at] = rank_tokens[p - rank_start];
-        real += plan_tokens[at++];
       }
       offsets[position + 1] = static_cast<int64_t>(at);
-      real_tokens[position] = real;
       mb_cost[position] = rank_costs[k];
     }
   }
   Plan plan;
   plan.SetUnpaddedGroups(std::move(offsets), std::move(plan_items), std::move(plan_tokens),
-                         std::move(real_tokens), std::move(mb_cost));
+                         std::move(mb_cost));
   plan.SetSlotGrid(m);
   ComputeGroupMetrics(plan, static_cast<uint64_t>(n), largest_item, cap);
   ComputeRankMetrics(plan, static_cast<uint64_t>(r), static_cast<uint64_t>(m), largest_item);

@@ -12,9 +12,6 @@ void Plan::AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> t
   items_.insert(items_.end(), items.begin(), items.end());
   tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
   offsets_.push_back(static_cast<int64_t>(items_.size()));
-  int64_t real = 0;
-  for (int64_t t : tokens) real += t;
-  real_tokens_.push_back(real);
   computed_tokens_.push_back(computed_tokens);
   costs_.push_back(cost);
 }
@@ -22,30 +19,22 @@ void Plan::AddGroup(absl::Span<const int64_t> items, absl::Span<const int64_t> t
 void Plan::SetGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
                      std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
                      std::vector<double> costs) {
-  const size_t groups = offsets.size() - 1;
-  std::vector<int64_t> real_tokens = util::PooledVector<int64_t>(groups, 0);
-  for (size_t g = 0; g < groups; ++g) {
-    for (int64_t i = offsets[g]; i < offsets[g + 1]; ++i) real_tokens[g] += tokens[i];
-  }
-  SetUnpaddedGroups(std::move(offsets), std::move(items), std::move(tokens), std::move(real_tokens),
-                    std::move(costs));
+  SetUnpaddedGroups(std::move(offsets), std::move(items), std::move(tokens), std::move(costs));
   computed_tokens_ = std::move(computed_tokens);
 }
 
 void Plan::SetUnpaddedGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
-                             std::vector<int64_t> tokens, std::vector<int64_t> real_tokens,
-                             std::vector<double> costs) {
+                             std::vector<int64_t> tokens, std::vector<double> costs) {
   offsets_ = std::move(offsets);
   items_ = std::move(items);
   tokens_ = std::move(tokens);
-  real_tokens_ = std::move(real_tokens);
   computed_tokens_.clear();
   costs_ = std::move(costs);
 }
 
 void Plan::GiveStorage(util::VectorPool& pool) {
-  for (std::vector<int64_t>* v : {&offsets_, &items_, &tokens_, &piece_offsets_, &real_tokens_,
-                                  &computed_tokens_, &ranks_, &slots_, &deferred_, &dropped_}) {
+  for (std::vector<int64_t>* v : {&offsets_, &items_, &tokens_, &piece_offsets_, &computed_tokens_,
+                                  &ranks_, &slots_, &deferred_, &dropped_}) {
     pool.Give(*v);
   }
   pool.Give(costs_);
@@ -115,7 +104,6 @@ void Plan::FillPieceOffsets() {
 
 void Plan::Reserve(size_t groups, size_t entries) {
   offsets_.reserve(groups + 1);
-  real_tokens_.reserve(groups);
   computed_tokens_.reserve(groups);
   costs_.reserve(groups);
   items_.reserve(entries);
@@ -163,8 +151,9 @@ void ComputeGroupMetrics(Plan& plan, uint64_t num_items, double largest_item_cos
     m.total_cost += cost;
     m.max_group_cost = g == 0 ? cost : std::max(m.max_group_cost, cost);
     m.min_group_cost = g == 0 ? cost : std::min(m.min_group_cost, cost);
-    m.real_tokens += plan.group_real_tokens(g);
-    m.computed_tokens += plan.group_computed_tokens(g);
+    const int64_t real = plan.group_real_tokens(g);
+    m.real_tokens += real;
+    m.computed_tokens += plan.has_computed_tokens() ? plan.group_computed_tokens(g) : real;
   }
   m.mean_group_cost = groups ? m.total_cost / static_cast<double>(groups) : 0;
   m.balance_efficiency = BalanceEfficiency(plan.group_costs());

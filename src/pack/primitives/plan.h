@@ -66,12 +66,10 @@ class Plan {
                  std::vector<int64_t> tokens, std::vector<int64_t> computed_tokens,
                  std::vector<double> costs);
   // Replaces all groups at once, as SetGroups, for groups without padding:
-  // real_tokens[g] is group g's tokens summed (the caller has the sums) and
-  // is also what it computes, so no per-group array is derived or stored
-  // for the computed tokens.
+  // each computes its real tokens, so no per-group array is stored for the
+  // computed tokens.
   void SetUnpaddedGroups(std::vector<int64_t> offsets, std::vector<int64_t> items,
-                         std::vector<int64_t> tokens, std::vector<int64_t> real_tokens,
-                         std::vector<double> costs);
+                         std::vector<int64_t> tokens, std::vector<double> costs);
   // Assigns (rank, slot) to every group; sizes equal group_count().
   void SetSlots(std::vector<int64_t> ranks, std::vector<int64_t> slots);
   // Assigns the step planner's grid: group g is slot g % slots_per_rank of
@@ -121,10 +119,20 @@ class Plan {
     if (whole_items_) return absl::MakeConstSpan(piece_offsets_).first(size);
     return absl::MakeConstSpan(piece_offsets_).subspan(offsets_[g], size);
   }
-  int64_t group_real_tokens(size_t g) const { return real_tokens_[g]; }
-  int64_t group_computed_tokens(size_t g) const {
-    return computed_tokens_.empty() ? real_tokens_[g] : computed_tokens_[g];
+  // A group's tokens summed, when asked: O(its entries). (No per-group
+  // array: a step plan's would be 256 KB of fresh pages on a first call at
+  // 8,192 x 4, and every caller reads each group once.)
+  int64_t group_real_tokens(size_t g) const {
+    int64_t real = 0;
+    for (int64_t t : group_tokens(g)) real += t;
+    return real;
   }
+  int64_t group_computed_tokens(size_t g) const {
+    return computed_tokens_.empty() ? group_real_tokens(g) : computed_tokens_[g];
+  }
+  // Whether groups carry computed tokens of their own (else each computes
+  // its real tokens: SetUnpaddedGroups).
+  bool has_computed_tokens() const { return !computed_tokens_.empty(); }
   double group_cost(size_t g) const { return costs_[g]; }
   bool has_slots() const { return slots_per_rank_ > 0 || !ranks_.empty(); }
   // The grid's ranks are consecutive runs of slots_per_rank groups.
@@ -154,8 +162,7 @@ class Plan {
   // largest group, shared by every group.
   std::vector<int64_t> piece_offsets_;
   bool whole_items_ = false;
-  std::vector<int64_t> real_tokens_;
-  std::vector<int64_t> computed_tokens_;  // empty: equal to real_tokens_
+  std::vector<int64_t> computed_tokens_;  // empty: each group's real tokens
   std::vector<double> costs_;
   std::vector<int64_t> ranks_;
   std::vector<int64_t> slots_;
