@@ -85,6 +85,24 @@ class ScratchArena {
     return absl::Span<T>(data, n);
   }
 
+  // Room for n T whose contents are unspecified (earlier arrays' bytes):
+  // for an array the caller writes before reading any element, and may
+  // mostly leave unused (then never written, its pages never faulted in
+  // when fresh). Same rules as Array otherwise.
+  template <typename T>
+  T* Room(size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    static_assert(alignof(T) <= kAlignment);
+    if (current_ != this) {
+      throw std::logic_error("ScratchArena::Room called on an arena an inner arena is nested in");
+    }
+    if (n > (SIZE_MAX - 2 * kAlignment) / sizeof(T)) throw std::bad_alloc();
+    T* data = static_cast<T*>(Carve(n * sizeof(T)));
+    // Default-initialised: the objects exist, nothing is written.
+    for (size_t i = 0; i < n; ++i) new (data + i) T;
+    return data;
+  }
+
   // Blocks this arena and the arenas around it hold (for tests).
   size_t blocks() const { return blocks_->size(); }
 
@@ -115,7 +133,10 @@ class ScratchArena {
     const size_t need = bytes + kAlignment;
     const size_t words = ((need > kBlockBytes ? need : kBlockBytes) + 7) / 8;
     VectorPool* pool = current_vector_pool;
-    std::vector<UninitializedWord> storage = PooledReserved<UninitializedWord>(words);
+    // Backed as written (PooledRoom: when new, its first 2 MB page now and
+    // the rest as 2 MB pages when first written), so room a caller leaves
+    // unused is never faulted in.
+    std::vector<UninitializedWord> storage = PooledRoom<UninitializedWord>(words);
     blocks_->push_back(Block{std::move(storage), pool});
     block_ = blocks_->size() - 1;
     used_ = 0;

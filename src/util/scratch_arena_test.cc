@@ -62,6 +62,25 @@ TEST(ScratchArenaTest, AnInnerArenaCarvesAfterTheOuterAndGivesItsRoomBack) {
   EXPECT_EQ(outer.blocks(), 1u);
 }
 
+TEST(ScratchArenaTest, RoomIsCarvedLikeAnArrayAndLeftUnwritten) {
+  ScratchArena outer;
+  const int64_t* first = nullptr;
+  {
+    ScratchArena inner;
+    absl::Span<int64_t> a = inner.Array<int64_t>(100, 7);
+    first = a.data();
+  }
+  ScratchArena inner;
+  int64_t* room = inner.Room<int64_t>(100);
+  EXPECT_EQ(room, first);
+  // Nothing written: the earlier array's values are still there.
+  EXPECT_TRUE(std::all_of(room, room + 100, [](int64_t x) { return x == 7; }));
+  absl::Span<int32_t> after = inner.Array<int32_t>(3, 1);
+  EXPECT_GE(reinterpret_cast<uintptr_t>(after.data()), reinterpret_cast<uintptr_t>(room + 100));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(after.data()) % ScratchArena::kAlignment, 0u);
+  EXPECT_THROW(outer.Room<int32_t>(1), std::logic_error);
+}
+
 TEST(ScratchArenaTest, OnlyTheInnermostArenaCarves) {
   ScratchArena outer;
   ScratchArena inner;

@@ -9,6 +9,7 @@
 
 #include "pack/planner/planner_documents.h"
 #include "pack/primitives/cost_order.h"
+#include "util/scratch_arena.h"
 #include "util/vector_pool.h"
 
 namespace flopspack::pack {
@@ -55,7 +56,7 @@ struct SortKey {
 // instructions and almost none. O(n) per pass, at most 12 passes.
 // Reference: Knuth, TAOCP vol. 3, 5.2.5.
 template <typename T, typename KeyOf>
-void SortByKey(std::vector<T>& v, KeyOf key_of) {
+void SortByKey(absl::Span<T> v, KeyOf key_of) {
   const size_t n = v.size();
   if (n < 256) {
     std::sort(v.begin(), v.end(), [&](const T& a, const T& b) {
@@ -73,8 +74,10 @@ void SortByKey(std::vector<T>& v, KeyOf key_of) {
   };
   static_assert(sizeof(Keyed) == 16);
   static constexpr int kByte[12] = {8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7};
-  // Not zeroed: every element is written before it is read.
-  std::unique_ptr<Keyed[]> keys(new Keyed[n]), tmp(new Keyed[n]);
+  // Written whole before read: room, not zeroed arrays.
+  util::ScratchArena scratch;
+  Keyed* keys = scratch.Room<Keyed>(n);
+  Keyed* tmp = scratch.Room<Keyed>(n);
   bool lo_sorted = true;  // lo ascending already (an index, in its order)
   for (size_t i = 0; i < n; ++i) {
     const SortKey k = key_of(v[i]);
@@ -112,12 +115,11 @@ void SortByKey(std::vector<T>& v, KeyOf key_of) {
       std::memcpy(bytes, &keys[i], sizeof bytes);
       tmp[start[bytes[at]]++] = keys[i];
     }
-    keys.swap(tmp);
+    std::swap(keys, tmp);
   }
-  std::vector<T> sorted;
-  sorted.reserve(n);
-  for (size_t i = 0; i < n; ++i) sorted.push_back(v[keys[i].at]);
-  v.swap(sorted);
+  T* const sorted = scratch.Room<T>(n);
+  for (size_t i = 0; i < n; ++i) sorted[i] = v[keys[i].at];
+  std::copy(sorted, sorted + n, v.begin());
 }
 
 // An item of a microbatch with its cost and length, so that the searches
@@ -133,12 +135,16 @@ struct Item {
 // to the end of the array at twice the size, into room reserved up front
 // (moves are few: a list rarely outgrows its slab). A list's place, size
 // and room are one record (one cache line to read per push, not three), and
-// the array is not zeroed first (only the lists' items are ever read).
+// the array is not written first (only the lists' items are ever read). Its
+// arrays are carved from a scratch arena (util/scratch_arena.h) that
+// outlives it; an outgrown array stays there, unused, until the arena ends.
 class ItemLists {
  public:
-  void Reset(const std::vector<int32_t>& count) {
+  explicit ItemLists(util::ScratchArena& scratch) : scratch_(scratch) {}
+  void Reset(absl::Span<const int32_t> count) {
     const size_t n = count.size();
-    slabs_.resize(n);
+    slabs_ = scratch_.Room<Slab>(n);
+    num_slabs_ = n;
     size_t end = 0;
     for (size_t c = 0; c < n; ++c) {
       slabs_[c] = {end, 0, static_cast<uint32_t>(count[c]) + 4};
@@ -154,7 +160,7 @@ class ItemLists {
   // an array of 32-bit offsets (a quarter of the slabs' bytes: at 8,192 x
   // 4, pushing through the slabs missed the cache on most items, 13% of
   // the planner's time).
-  void Build(const std::vector<int32_t>& count, absl::Span<const int32_t> cell_of,
+  void Build(absl::Span<const int32_t> count, absl::Span<const int32_t> cell_of,
              absl::Span<const double> costs, absl::Span<const int64_t> lengths) {
     Reset(count);
     if (used_ > std::numeric_limits<uint32_t>::max()) {
@@ -163,16 +169,16 @@ class ItemLists {
       }
       return;
     }
-    std::vector<uint32_t> next(slabs_.size());
-    for (size_t c = 0; c < slabs_.size(); ++c) next[c] = static_cast<uint32_t>(slabs_[c].begin);
+    uint32_t* const next = scratch_.Room<uint32_t>(num_slabs_);
+    for (size_t c = 0; c < num_slabs_; ++c) next[c] = static_cast<uint32_t>(slabs_[c].begin);
     for (size_t i = 0; i < cell_of.size(); ++i) {
       const int32_t c = cell_of[i];
       if (c >= 0) data_[next[c]++] = {costs[i], lengths[i], static_cast<int32_t>(i)};
     }
-    for (size_t c = 0; c < slabs_.size(); ++c) slabs_[c].size = static_cast<uint32_t>(count[c]);
+    for (size_t c = 0; c < num_slabs_; ++c) slabs_[c].size = static_cast<uint32_t>(count[c]);
   }
   absl::Span<const Item> operator[](int32_t c) const {
-    return {data_.get() + slabs_[c].begin, slabs_[c].size};
+    return {data_ + slabs_[c].begin, slabs_[c].size};
   }
   void Push(int32_t c, const Item& i) {
     Slab& s = slabs_[c];
@@ -182,16 +188,16 @@ class ItemLists {
         Allocate(std::max(2 * allocated_, moved + 2 * s.capacity), used_);
       }
       used_ += 2 * s.capacity;
-      std::copy_n(data_.get() + s.begin, s.size, data_.get() + moved);
+      std::copy_n(data_ + s.begin, s.size, data_ + moved);
       s.begin = moved;
       s.capacity *= 2;
     }
     data_[s.begin + s.size++] = i;
   }
-  void Prefetch(int32_t c) const { __builtin_prefetch(data_.get() + slabs_[c].begin); }
+  void Prefetch(int32_t c) const { __builtin_prefetch(data_ + slabs_[c].begin); }
   // Removes `item` from c's list, keeping the others' order.
   void Erase(int32_t c, int32_t item) {
-    Item* first = data_.get() + slabs_[c].begin;
+    Item* first = data_ + slabs_[c].begin;
     Item* last = first + slabs_[c].size;
     Item* at = std::find_if(first, last, [item](const Item& i) { return i.item == item; });
     std::copy(at + 1, last, at);
@@ -203,40 +209,48 @@ class ItemLists {
     size_t begin;
     uint32_t size, capacity;
   };
-  // An array of `capacity` items (uninitialized), keeping the first `keep`.
+  // An array of `capacity` items (unwritten), keeping the first `keep`.
   void Allocate(size_t capacity, size_t keep) {
-    std::unique_ptr<Item[]> grown(new Item[capacity]);
-    if (keep > 0) std::copy_n(data_.get(), keep, grown.get());
-    data_ = std::move(grown);
+    Item* grown = scratch_.Room<Item>(capacity);
+    if (keep > 0) std::copy_n(data_, keep, grown);
+    data_ = grown;
     allocated_ = capacity;
   }
-  std::unique_ptr<Item[]> data_;
+  util::ScratchArena& scratch_;
+  Item* data_ = nullptr;
   size_t used_ = 0, allocated_ = 0;
-  std::vector<Slab> slabs_;
+  Slab* slabs_ = nullptr;
+  size_t num_slabs_ = 0;
 };
 
 class SlotSearch {
  public:
+  // The per-microbatch tables are carved from `scratch` (one huge page
+  // for all of them at 8,192 x 4, util/scratch_arena.h), which must
+  // outlive the search; raw pointers, which the search indexes without
+  // absl::Span's hardened bounds checks.
   SlotSearch(absl::Span<const int64_t> lengths, absl::Span<const double> costs,
-             const SlotBalanceOptions& o, absl::Span<const int32_t> cell_of)
+             const SlotBalanceOptions& o, absl::Span<const int32_t> cell_of,
+             util::ScratchArena& scratch)
       : lengths_(lengths),
         costs_(costs),
         o_(o),
         r_(o.num_ranks),
         m_(o.microbatches_per_rank),
-        cost_(r_ * m_, 0.0),
-        tokens_(r_ * m_, 0),
-        slot_(r_ * m_, 0),
-        mins_(r_ * m_),
-        maxs_(r_ * m_),
-        pos_min_(r_ * m_, 0),
-        pos_max_(r_ * m_, 0),
-        slot_total_(m_, 0.0),
-        version_(r_ * m_, 0) {
+        items_(scratch),
+        cost_(scratch.Array<double>(r_ * m_, 0.0).data()),
+        tokens_(scratch.Array<int64_t>(r_ * m_, 0).data()),
+        slot_(scratch.Array<int32_t>(r_ * m_, 0).data()),
+        mins_(scratch.Array<Entry>(r_ * m_).data()),
+        maxs_(scratch.Array<Entry>(r_ * m_).data()),
+        pos_min_(scratch.Array<int32_t>(r_ * m_, 0).data()),
+        pos_max_(scratch.Array<int32_t>(r_ * m_, 0).data()),
+        slot_total_(scratch.Array<double>(m_, 0.0).data()),
+        version_(scratch.Array<int64_t>(r_ * m_, 0).data()) {
     // All microbatches' lists in one array, each at its size plus room
     // for a few moves (a vector per microbatch was R M allocations and
     // frees per call, ~6% of the planner's time at 1,024 x 4).
-    std::vector<int32_t> count(r_ * m_, 0);
+    absl::Span<int32_t> count = scratch.Array<int32_t>(r_ * m_, 0);
     for (int32_t c : cell_of) {
       if (c >= 0) ++count[c];
     }
@@ -256,9 +270,9 @@ class SlotSearch {
   void Band() {
     const int64_t cells = r_ * m_;
     // Heaviest first, ties by microbatch index: src/pack's one cost order.
-    std::vector<int32_t> order = CostDescendingOrder(cost_);
+    std::vector<int32_t> order = CostDescendingOrder(absl::MakeConstSpan(cost_, cells));
     util::GiveBackOnExit give_back(order);
-    std::fill(slot_total_.begin(), slot_total_.end(), 0.0);
+    std::fill(slot_total_, slot_total_ + m_, 0.0);
     light0_valid_ = false;
     // Each band's heaps start from its order, heaviest first (nearly a
     // max-heap already) and reversed (nearly a min-heap), then heapified:
@@ -272,15 +286,15 @@ class SlotSearch {
       slot_total_[j] += cost_[c];
     }
     for (int64_t j = 0; j < m_; ++j) {
-      Entry* lo = mins_.data() + j * r_;
-      Entry* hi = maxs_.data() + j * r_;
+      Entry* lo = mins_ + j * r_;
+      Entry* hi = maxs_ + j * r_;
       for (int64_t k = 0; k < r_; ++k) {
         pos_min_[lo[k].c] = static_cast<int32_t>(k);
         pos_max_[hi[k].c] = static_cast<int32_t>(k);
       }
       for (int64_t k = r_ / 2 - 1; k >= 0; --k) {
-        SiftDown<false>(lo, pos_min_.data(), static_cast<size_t>(k));
-        SiftDown<true>(hi, pos_max_.data(), static_cast<size_t>(k));
+        SiftDown<false>(lo, pos_min_, static_cast<size_t>(k));
+        SiftDown<true>(hi, pos_max_, static_cast<size_t>(k));
       }
     }
   }
@@ -302,10 +316,12 @@ class SlotSearch {
   // Microbatch rank * M + j of every item: each band's microbatches,
   // heaviest first, to the ranks lightest so far (LPT over the bands).
   std::vector<int32_t> Assign(size_t n) const {
-    std::vector<int32_t> where(n, -1);
-    std::vector<double> rank_total(r_, 0.0);
-    std::vector<int32_t> ranks(r_);
-    std::vector<int32_t> cell_to(r_ * m_);
+    std::vector<int32_t> where = util::PooledVector<int32_t>(n, -1);
+    util::ScratchArena scratch;
+    absl::Span<double> rank_total = scratch.Array<double>(r_, 0.0);
+    absl::Span<int32_t> ranks = scratch.Array<int32_t>(r_);
+    absl::Span<int32_t> cell_to = scratch.Array<int32_t>(r_ * m_);
+    absl::Span<Entry> slot = scratch.Array<Entry>(r_);
     for (int64_t j = 0; j < m_; ++j) {
       std::iota(ranks.begin(), ranks.end(), 0);
       SortByKey(ranks, [&](int32_t a) {
@@ -313,7 +329,7 @@ class SlotSearch {
       });
       // The slot's microbatches heaviest first, as (cost, microbatch)
       // descending.
-      std::vector<Entry> slot(maxs_.begin() + j * r_, maxs_.begin() + (j + 1) * r_);
+      std::copy(maxs_ + j * r_, maxs_ + (j + 1) * r_, slot.begin());
       SortByKey(slot, [](const Entry& e) {
         return SortKey{~Ordered(e.cost), ~static_cast<uint32_t>(e.c)};
       });
@@ -396,7 +412,7 @@ class SlotSearch {
   // microbatch H without raising any slot's maximum. False when none.
   bool Improve(int32_t j) {
     if (r_ == 0) return false;
-    const Entry* top = maxs_.data() + j * r_;
+    const Entry* top = maxs_ + j * r_;
     const int32_t h = top[0].c;
     const double ch = cost_[h];
     const double mean = slot_total_[j] / static_cast<double>(r_);
@@ -639,12 +655,12 @@ class SlotSearch {
     if (j == 0) light0_valid_ = false;
     slot_total_[j] += cost - cost_[c];
     cost_[c] = cost;
-    Entry* lo = mins_.data() + j * r_;
-    Entry* hi = maxs_.data() + j * r_;
+    Entry* lo = mins_ + j * r_;
+    Entry* hi = maxs_ + j * r_;
     lo[pos_min_[c]].cost = cost;
     hi[pos_max_[c]].cost = cost;
-    Sift<false>(lo, pos_min_.data(), static_cast<size_t>(pos_min_[c]));
-    Sift<true>(hi, pos_max_.data(), static_cast<size_t>(pos_max_[c]));
+    Sift<false>(lo, pos_min_, static_cast<size_t>(pos_min_[c]));
+    Sift<true>(hi, pos_max_, static_cast<size_t>(pos_max_[c]));
   }
 
   // A slot's microbatch and its cost. The slots' orders are the total order
@@ -704,7 +720,7 @@ class SlotSearch {
   // walk of the min-heap from its root (the frontier holds at most k + 1
   // entries).
   absl::Span<const int32_t> Lightest(int64_t j, int k) {
-    const Entry* heap = mins_.data() + j * r_;
+    const Entry* heap = mins_ + j * r_;
     const size_t n = static_cast<size_t>(r_);
     light_.clear();
     frontier_.clear();
@@ -729,23 +745,25 @@ class SlotSearch {
   const SlotBalanceOptions& o_;
   const int64_t r_, m_;
   ItemLists items_;
-  std::vector<double> cost_;
-  std::vector<int64_t> tokens_;
-  std::vector<int32_t> slot_;
+  double* const cost_;
+  int64_t* const tokens_;
+  int32_t* const slot_;
   // Each slot's R microbatches as two indexed binary heaps over (cost,
   // microbatch), slot j at [j R, (j + 1) R): a min-heap for the lightest
   // (the search's partners) and a max-heap for the heaviest two, with
   // every microbatch's position in each. Flat arrays instead of an ordered
   // set per slot (red-black tree nodes: pointer chasing and mispredicted
   // branches on every insert, move and banding).
-  std::vector<Entry> mins_, maxs_;
-  std::vector<int32_t> pos_min_, pos_max_;
+  Entry* const mins_;
+  Entry* const maxs_;
+  int32_t* const pos_min_;
+  int32_t* const pos_max_;
   std::vector<int32_t> light_;
   std::vector<int32_t> light0_;  // Give's partners: slot 0's lightest
   bool light0_valid_ = false;
   std::vector<size_t> frontier_;
-  std::vector<double> slot_total_;
-  std::vector<int64_t> version_;  // per microbatch, bumped when its items change
+  double* const slot_total_;
+  int64_t* const version_;  // per microbatch, bumped when its items change
   std::vector<Partner> partners_ = std::vector<Partner>(16);
   int64_t moves_ = 0;
   bool flow_stopped_ = false;
@@ -785,7 +803,8 @@ bool IsLengthOrder(const SortedItems& sorted) {
 
 double SlotMaxSum(absl::Span<const int32_t> where, absl::Span<const double> costs, int64_t r,
                   int64_t m) {
-  std::vector<double> cell(r * m, 0.0);
+  util::ScratchArena scratch;
+  absl::Span<double> cell = scratch.Array<double>(static_cast<size_t>(r * m), 0.0);
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] >= 0) cell[where[i]] += costs[i];
   }
@@ -811,12 +830,19 @@ std::vector<int32_t> BandSlotsAndSum(absl::Span<const double> costs, const SlotB
   // cost more to build than the banding itself (this runs on every
   // candidate plan of a small step and in the fallbacks).
   const int64_t r = o.num_ranks, m = o.microbatches_per_rank, cells = r * m;
-  std::vector<double> cost(cells, 0.0);
+  // The per-microbatch and per-rank tables from a scratch arena
+  // (util/scratch_arena.h).
+  util::ScratchArena scratch;
+  absl::Span<double> cost = scratch.Array<double>(cells, 0.0);
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] >= 0) cost[where[i]] += costs[i];
   }
   // Bands: heaviest first, ties to the lower microbatch index.
-  std::vector<std::pair<double, int32_t>> order(cells);
+  struct Cell {
+    double cost;
+    int32_t c;
+  };
+  absl::Span<Cell> order = scratch.Array<Cell>(cells);
   {
     std::vector<int32_t> by_cost = CostDescendingOrder(cost);
     for (int64_t p = 0; p < cells; ++p) order[p] = {cost[by_cost[p]], by_cost[p]};
@@ -824,18 +850,18 @@ std::vector<int32_t> BandSlotsAndSum(absl::Span<const double> costs, const SlotB
   }
   // Each band, heaviest first (ties to the higher index, the order the
   // search's Assign gives), to the ranks lightest so far.
-  std::vector<int32_t> cell_to(cells);
-  std::vector<double> rank_total(r, 0.0);
-  std::vector<int32_t> ranks(r);
+  absl::Span<int32_t> cell_to = scratch.Array<int32_t>(cells);
+  absl::Span<double> rank_total = scratch.Array<double>(r, 0.0);
+  absl::Span<int32_t> ranks = scratch.Array<int32_t>(r);
   double sum = 0;
   for (int64_t j = 0; j < m; ++j) {
-    if (r > 0) sum += std::max(0.0, order[j * r].first);  // as SlotMaxSum's max from 0
+    if (r > 0) sum += std::max(0.0, order[j * r].cost);  // as SlotMaxSum's max from 0
     // The band is in (cost descending, index ascending) order already:
     // reversing each run of equal costs gives the ties by index descending.
     const auto band = order.begin() + j * r;
     for (int64_t k = 0; k < r;) {
       int64_t e = k + 1;
-      while (e < r && band[e].first == band[k].first) ++e;
+      while (e < r && band[e].cost == band[k].cost) ++e;
       std::reverse(band + k, band + e);
       k = e;
     }
@@ -844,12 +870,12 @@ std::vector<int32_t> BandSlotsAndSum(absl::Span<const double> costs, const SlotB
       return SortKey{Ordered(rank_total[a]), static_cast<uint32_t>(a)};
     });
     for (int64_t k = 0; k < r; ++k) {
-      const int32_t c = band[k].second, rank = ranks[k];
+      const int32_t c = band[k].c, rank = ranks[k];
       rank_total[rank] += cost[c];
       cell_to[c] = static_cast<int32_t>(rank * m + j);
     }
   }
-  std::vector<int32_t> banded(where.size(), -1);
+  std::vector<int32_t> banded = util::PooledVector<int32_t>(where.size(), -1);
   for (size_t i = 0; i < where.size(); ++i) {
     if (where[i] >= 0) banded[i] = cell_to[where[i]];
   }
@@ -886,7 +912,10 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     by_tokens.lengths = sorted.lengths;
     by_tokens.costs.assign(sorted.lengths.begin(), sorted.lengths.end());
   }
-  SlotSearch search(lengths, costs, o, PlanSortedDocuments(std::move(sorted), pool));
+  // The search's tables live in this arena; the sorts and the document
+  // plan below carve theirs in arenas nested in it.
+  util::ScratchArena scratch;
+  SlotSearch search(lengths, costs, o, PlanSortedDocuments(std::move(sorted), pool), scratch);
   search.Band();
   if (o.search) {
     const int64_t budget = o.max_moves >= 0 ? o.max_moves : 2 * r * m + 1024;
