@@ -86,9 +86,9 @@ class ScratchArena {
   }
 
   // Room for n T whose contents are unspecified (earlier arrays' bytes):
-  // for an array the caller writes before reading any element, and may
-  // mostly leave unused (then never written, its pages never faulted in
-  // when fresh). Same rules as Array otherwise.
+  // for an array the caller writes before reading any element, or leaves
+  // partly unused, so that nothing is written twice. Same rules as Array
+  // otherwise.
   template <typename T>
   T* Room(size_t n) {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
@@ -133,10 +133,11 @@ class ScratchArena {
     const size_t need = bytes + kAlignment;
     const size_t words = ((need > kBlockBytes ? need : kBlockBytes) + 7) / 8;
     VectorPool* pool = current_vector_pool;
-    // Backed as written (PooledRoom: when new, its first 2 MB page now and
-    // the rest as 2 MB pages when first written), so room a caller leaves
-    // unused is never faulted in.
-    std::vector<UninitializedWord> storage = PooledRoom<UninitializedWord>(words);
+    // Backed whole when new (PooledReserved: 2 MB pages, vector_pool.h): a
+    // block serves other arrays on later calls (the pool hands its blocks
+    // out in no fixed order), which must not fault in what this call left
+    // unwritten.
+    std::vector<UninitializedWord> storage = PooledReserved<UninitializedWord>(words);
     blocks_->push_back(Block{std::move(storage), pool});
     block_ = blocks_->size() - 1;
     used_ = 0;

@@ -237,6 +237,7 @@ class SlotSearch {
         o_(o),
         r_(o.num_ranks),
         m_(o.microbatches_per_rank),
+        scratch_(scratch),
         items_(scratch),
         cost_(scratch.Array<double>(r_ * m_, 0.0).data()),
         tokens_(scratch.Array<int64_t>(r_ * m_, 0).data()),
@@ -366,16 +367,19 @@ class SlotSearch {
       for (int64_t j = 1; j < m_; ++j) outside += slot_total_[j];
       const double room0 = static_cast<double>(r_) * ceiling - slot_total_[0];
       const double level = std::max(0.0, (outside - room0) / static_cast<double>(r_ * (m_ - 1)));
-      // The donors in index order, then heaviest first (ties by index).
-      std::vector<int32_t> donor_cells;
-      std::vector<double> donor_costs;
+      // The donors in index order, then heaviest first (ties by index);
+      // their lists carved from the search's arena (room for every
+      // microbatch: no growth), which carves nothing else meanwhile.
+      int32_t* const donor_cells = scratch_.Room<int32_t>(r_ * m_);
+      double* const donor_costs = scratch_.Room<double>(r_ * m_);
+      size_t count = 0;
       for (int64_t c = 0; c < r_ * m_; ++c) {
         if (slot_[c] != 0 && cost_[c] > level) {
-          donor_cells.push_back(static_cast<int32_t>(c));
-          donor_costs.push_back(cost_[c]);
+          donor_cells[count] = static_cast<int32_t>(c);
+          donor_costs[count++] = cost_[c];
         }
       }
-      std::vector<int32_t> donors = CostDescendingOrder(donor_costs);
+      std::vector<int32_t> donors = CostDescendingOrder(absl::MakeConstSpan(donor_costs, count));
       util::GiveBackOnExit give_back(donors);
       for (int32_t& d : donors) d = donor_cells[d];
       bool progress = false;
@@ -744,6 +748,7 @@ class SlotSearch {
   absl::Span<const double> costs_;
   const SlotBalanceOptions& o_;
   const int64_t r_, m_;
+  util::ScratchArena& scratch_;
   ItemLists items_;
   double* const cost_;
   int64_t* const tokens_;

@@ -26,12 +26,13 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
   const size_t buckets = size_t{1} << digit_bits;
   const uint64_t mask = buckets - 1;
   const int passes = 64 / digit_bits;
-  // Scratch from the caller's vector pool, if any (util/vector_pool.h);
-  // the counters from a scratch arena (util/scratch_arena.h).
+  // Scratch from an arena (util/scratch_arena.h): keys and the second
+  // order written whole before read; raw pointers, which the passes index
+  // without absl::Span's hardened bounds checks.
   util::ScratchArena scratch;
-  std::vector<uint64_t> key = util::PooledVector<uint64_t>(n);
-  std::vector<uint64_t> key_tmp = util::PooledVector<uint64_t>(n);
-  absl::Span<uint32_t> count = scratch.Array<uint32_t>(static_cast<size_t>(passes) * buckets);
+  uint64_t* key = scratch.Room<uint64_t>(n);
+  uint64_t* key_tmp = scratch.Room<uint64_t>(n);
+  uint32_t* const count = scratch.Array<uint32_t>(static_cast<size_t>(passes) * buckets).data();
   for (size_t i = 0; i < n; ++i) {
     const double c = costs[i] == 0 ? 0.0 : costs[i];  // -0.0 sorts as 0.0
     uint64_t bits;
@@ -39,11 +40,11 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
     key[i] = ~bits;
     for (int p = 0; p < passes; ++p) ++count[p * buckets + ((key[i] >> (p * digit_bits)) & mask)];
   }
-  std::vector<int32_t> order_tmp = util::PooledVector<int32_t>(n);
-  util::GiveBackOnExit give_back(key, key_tmp, order_tmp);
+  int32_t* cur = order.data();
+  int32_t* other = scratch.Room<int32_t>(n);
   for (int p = 0; p < passes; ++p) {
     const int shift = p * digit_bits;
-    uint32_t* start = count.data() + p * buckets;
+    uint32_t* start = count + p * buckets;
     if (start[(key[0] >> shift) & mask] == n) continue;  // one digit: nothing to do
     uint32_t sum = 0;
     for (size_t d = 0; d < buckets; ++d) {
@@ -54,11 +55,12 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
     for (size_t i = 0; i < n; ++i) {
       const uint32_t at = start[(key[i] >> shift) & mask]++;
       key_tmp[at] = key[i];
-      order_tmp[at] = order[i];
+      other[at] = cur[i];
     }
-    key.swap(key_tmp);
-    order.swap(order_tmp);
+    std::swap(key, key_tmp);
+    std::swap(cur, other);
   }
+  if (cur != order.data()) std::copy(cur, cur + n, order.data());
   return order;
 }
 
