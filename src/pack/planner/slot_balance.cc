@@ -920,7 +920,12 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
   // The search's tables live in this arena; the sorts and the document
   // plan below carve theirs in arenas nested in it.
   util::ScratchArena scratch;
-  SlotSearch search(lengths, costs, o, PlanSortedDocuments(std::move(sorted), pool), scratch);
+  std::vector<int32_t> pooled_plan = PlanSortedDocuments(std::move(sorted), pool);
+  SlotSearch search(lengths, costs, o, pooled_plan, scratch);
+  // Back to the caller's vector pool, if any: freed, its storage would
+  // also raise glibc's mmap threshold and put the next call's blocks on
+  // the heap, where a huge page cannot always be made.
+  util::Recycle(pooled_plan);
   search.Band();
   if (o.search) {
     const int64_t budget = o.max_moves >= 0 ? o.max_moves : 2 * r * m + 1024;
@@ -966,9 +971,12 @@ std::vector<int32_t> PlanSlotBalanced(absl::Span<const int64_t> lengths,
     std::vector<int32_t> banded = BandSlotsAndSum(costs, o, token_plan, &banded_sum);
     if (unplaced(banded) < unplaced(where) ||
         (unplaced(banded) == unplaced(where) && banded_sum < where_sum)) {
+      util::Recycle(where);
       where = std::move(banded);
       if (stats != nullptr) stats->token_balanced = true;
     }
+    util::Recycle(token_plan);
+    util::Recycle(banded);  // nothing when it became the plan
   }
   return where;
 }

@@ -113,6 +113,9 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
       b.search = o.refine;
       b.tolerance = o.tolerance;
       SlotBalanceStats s;
+      // The old array back to the caller's pool first (freed, it would
+      // also raise glibc's mmap threshold mid-call).
+      util::Recycle(items.where);
       items.where = PlanSlotBalanced(items.tokens, costs, b, &s);
       if (stats != nullptr) stats->refine_moves = s.moves;
       if (planned_by != nullptr) {
