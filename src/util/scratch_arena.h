@@ -74,13 +74,7 @@ class ScratchArena {
   // arrays): std::logic_error otherwise.
   template <typename T>
   absl::Span<T> Array(size_t n, const T& value = T()) {
-    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
-    static_assert(alignof(T) <= kAlignment);
-    if (current_ != this) {
-      throw std::logic_error("ScratchArena::Array called on an arena an inner arena is nested in");
-    }
-    if (n > (SIZE_MAX - 2 * kAlignment) / sizeof(T)) throw std::bad_alloc();
-    T* data = static_cast<T*>(Carve(n * sizeof(T)));
+    T* data = Storage<T>(n);
     std::uninitialized_fill_n(data, n, value);
     return absl::Span<T>(data, n);
   }
@@ -91,13 +85,7 @@ class ScratchArena {
   // otherwise.
   template <typename T>
   T* Room(size_t n) {
-    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
-    static_assert(alignof(T) <= kAlignment);
-    if (current_ != this) {
-      throw std::logic_error("ScratchArena::Room called on an arena an inner arena is nested in");
-    }
-    if (n > (SIZE_MAX - 2 * kAlignment) / sizeof(T)) throw std::bad_alloc();
-    T* data = static_cast<T*>(Carve(n * sizeof(T)));
+    T* data = Storage<T>(n);
     // Default-initialised: the objects exist, nothing is written.
     for (size_t i = 0; i < n; ++i) new (data + i) T;
     return data;
@@ -111,6 +99,18 @@ class ScratchArena {
     std::vector<UninitializedWord> words;  // its size: the high-water mark of what is carved
     VectorPool* pool;                      // where it goes back, or nullptr
   };
+
+  // Room for n T (not constructed) after everything carved so far.
+  template <typename T>
+  T* Storage(size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    static_assert(alignof(T) <= kAlignment);
+    if (current_ != this) {
+      throw std::logic_error("ScratchArena: carving from an arena an inner arena is nested in");
+    }
+    if (n > (SIZE_MAX - 2 * kAlignment) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(Carve(n * sizeof(T)));
+  }
 
   // `bytes` of room, kAlignment-aligned, after everything carved so far.
   void* Carve(size_t bytes) {
