@@ -6,13 +6,15 @@
 // value, carved from the arena's current block; a block is a vector of
 // about 2 MB taken from the thread's vector pool (vector_pool.h: rounded
 // to and backed by one 2 MB page when new, kept between a context's calls)
-// or allocated when no pool is active, and an array larger than a block
-// gets a block of its own. Arenas nest: an arena made while another is
-// alive on the same thread carves after what the outer one holds, and
-// gives that room back when it ends, so the scratch of functions called
-// one after another reuses the same pages and a whole call takes only as
-// many blocks as its deepest chain of live tables needs. The outermost
-// arena gives the blocks back to their pool (or frees them) when it ends.
+// or allocated when no pool is active; an array larger than a block gets
+// a block of its own, and one below 64 KB that does not fit the current
+// block a block of its own size (a small call's tables stay small).
+// Arenas nest: an arena made while another is alive on the same thread
+// carves after what the outer one holds, and gives that room back when it
+// ends, so the scratch of functions called one after another reuses the
+// same pages and a whole call takes only as many blocks as its deepest
+// chain of live tables needs. The outermost arena gives the blocks back to
+// their pool (or frees them) when it ends.
 // Why: a first 8,192 x 4 step plan's per-rank and per-microbatch tables
 // (64-512 KB each, a dozen of them) faulted ~500 4 KB pages, more of its
 // first-call excess than all its large arrays' huge pages together
@@ -20,10 +22,10 @@
 // Complexity: O(1) per array plus writing its n values; a new block only
 // when the current one is full.
 // Guarantee: arrays are 64-byte aligned, never overlap, hold exactly the
-// value given (never a pool's leftovers) and stay valid (blocks never
-// move) until the arena that carved them ends. Arenas on one thread must
-// end in the reverse order of their making (locals do); not shared across
-// threads. T must be trivially copyable and destructible.
+// value given (never a pool's leftovers; Room excepted) and stay valid
+// (blocks never move) until the arena that carved them ends. Arenas on one
+// thread must end in the reverse order of their making (locals do); not
+// shared across threads. T must be trivially copyable and destructible.
 // Reference: std::pmr::monotonic_buffer_resource (memory handed out in
 // order and released all at once), with blocks from a pool a context keeps.
 #ifndef FLOPSPACK_UTIL_SCRATCH_ARENA_H_
@@ -130,8 +132,15 @@ class ScratchArena {
       ++block_;  // a later block (given back by an inner arena) may hold it
       used_ = 0;
     }
+    // A small request gets a block of its own size, as a vector's storage
+    // would be: a whole huge page for a call's few bytes would be a 2 MB
+    // allocation per call without a pool (and a huge page to make on a
+    // small call's first run). From kPopulateMinBytes on, one huge page,
+    // or the request's size when larger.
     const size_t need = bytes + kAlignment;
-    const size_t words = ((need > kBlockBytes ? need : kBlockBytes) + 7) / 8;
+    const size_t block_bytes =
+        need < kPopulateMinBytes ? need : (need > kBlockBytes ? need : kBlockBytes);
+    const size_t words = (block_bytes + 7) / 8;
     VectorPool* pool = current_vector_pool;
     // Backed whole when new (PooledReserved: 2 MB pages, vector_pool.h): a
     // block serves other arrays on later calls (the pool hands its blocks
