@@ -105,6 +105,9 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
   while (true) {
     // r <= 2^24 and m <= 2^31 here: the product fits int64.
     if (r * m > kMaxStepMicrobatches) return TooManyMicrobatches(r, m, cap);
+    // The old placement back to the caller's pool before the new one is
+    // made (freed, it would also raise glibc's mmap threshold mid-call).
+    util::Recycle(items.where);
     if (SlotBalanced(o)) {
       SlotBalanceOptions b;
       b.num_ranks = r;
@@ -113,9 +116,6 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
       b.search = o.refine;
       b.tolerance = o.tolerance;
       SlotBalanceStats s;
-      // The old array back to the caller's pool first (freed, it would
-      // also raise glibc's mmap threshold mid-call).
-      util::Recycle(items.where);
       items.where = PlanSlotBalanced(items.tokens, costs, b, &s);
       if (stats != nullptr) stats->refine_moves = s.moves;
       if (planned_by != nullptr) {
@@ -130,7 +130,6 @@ absl::StatusOr<int64_t> RunDocuments(Items& items, absl::Span<const double> cost
       d.refine = o.refine;
       d.tolerance = o.tolerance;
       DocumentPlanStats s;
-      util::Recycle(items.where);
       items.where = PlanDocuments(items.tokens, costs, d, &s);
       if (stats != nullptr) {
         stats->refine_moves = s.moves;

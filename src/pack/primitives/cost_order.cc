@@ -8,6 +8,28 @@
 #include "util/vector_pool.h"
 
 namespace flopspack::pack {
+namespace {
+
+// Whether the counting sort on lengths is the cheaper order: enough items,
+// and lengths bounded near their count (its counters cost O(max_length)).
+bool CountingSortFits(size_t n, int64_t max_length) {
+  return n >= kCostOrderRadixMin && max_length <= 4 * static_cast<int64_t>(n) + (int64_t{1} << 16);
+}
+
+// The stable counting sort on max_length - length (longest first, ties by
+// index): start[max_length - l] is where the run of length l begins, each
+// entry a cursor its caller advances as it places the items. Carved from
+// `scratch`; a raw pointer, which the per-item loops index without
+// absl::Span's hardened bounds check.
+int32_t* LongestFirstRunStarts(absl::Span<const int64_t> lengths, int64_t max_length,
+                               util::ScratchArena& scratch) {
+  int32_t* const start = scratch.Array<int32_t>(static_cast<size_t>(max_length) + 1).data();
+  for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
+  for (int64_t c = 1; c <= max_length; ++c) start[c] += start[c - 1];
+  return start;
+}
+
+}  // namespace
 
 std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
   const size_t n = costs.size();
@@ -67,16 +89,9 @@ std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs) {
 std::vector<int32_t> CostDescendingOrder(absl::Span<const double> costs,
                                          absl::Span<const int64_t> lengths, int64_t max_length) {
   const size_t n = costs.size();
-  if (n < kCostOrderRadixMin || max_length > 4 * static_cast<int64_t>(n) + (int64_t{1} << 16)) {
-    return CostDescendingOrder(costs);
-  }
-  // Stable counting sort on max_length - length: longest first, ties by index.
+  if (!CountingSortFits(n, max_length)) return CostDescendingOrder(costs);
   util::ScratchArena scratch;
-  // A raw pointer: the per-item loops index it without absl::Span's
-  // hardened bounds check.
-  int32_t* const start = scratch.Array<int32_t>(static_cast<size_t>(max_length) + 1).data();
-  for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
-  for (int64_t c = 1; c <= max_length; ++c) start[c] += start[c - 1];
+  int32_t* const start = LongestFirstRunStarts(lengths, max_length, scratch);
   std::vector<int32_t> order = util::PooledVector<int32_t>(n);
   for (size_t i = 0; i < n; ++i) {
     order[start[static_cast<size_t>(max_length - lengths[i])]++] = static_cast<int32_t>(i);
@@ -105,16 +120,14 @@ SortedItems CostDescendingItems(absl::Span<const double> costs, absl::Span<const
       out.costs[k] = costs[out.order[k]];
     }
   };
-  if (n < kCostOrderRadixMin || max_length > 4 * static_cast<int64_t>(n) + (int64_t{1} << 16)) {
+  if (!CountingSortFits(n, max_length)) {
     out.order = CostDescendingOrder(costs);
     gather();
     return out;
   }
-  // As the overload above: a stable counting sort on max_length - length.
+  // As the overload above, gathering lengths and costs as it places.
   util::ScratchArena scratch;
-  int32_t* const start = scratch.Array<int32_t>(static_cast<size_t>(max_length) + 1).data();
-  for (int64_t l : lengths) ++start[static_cast<size_t>(max_length - l) + 1];
-  for (int64_t c = 1; c <= max_length; ++c) start[c] += start[c - 1];
+  int32_t* const start = LongestFirstRunStarts(lengths, max_length, scratch);
   out.order = util::PooledVector<int32_t>(n);
   for (size_t i = 0; i < n; ++i) {
     const int32_t at = start[static_cast<size_t>(max_length - lengths[i])]++;
